@@ -1,0 +1,2 @@
+/** Master/slave replication of the CommitLog. */
+package io.basalt.ha;

@@ -1,0 +1,2 @@
+/** The broker: configuration, request processors, start-up and metrics. */
+package io.basalt.broker;
