@@ -1,0 +1,2 @@
+/** The message store: CommitLog, mapped files, flushing, consume queues, index and recovery. No network code. */
+package io.basalt.store;
