@@ -18,29 +18,26 @@ public record HostPort(String host, int port) {
         }
     }
 
-    /** Parses {@code host:port}; the message of the exception says what is wrong. */
+    /** Parses {@code host:port}; the exception's message says what is wrong, e.g. "port 99999 is not in 1..65535". */
     static HostPort parse(String text) {
         int colon = text.lastIndexOf(':');
         if (colon <= 0 || colon == text.length() - 1) {
-            throw new IllegalArgumentException("'" + text + "' is not host:port");
+            throw new IllegalArgumentException("no port");
         }
         String host = text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         } else if (host.indexOf(':') >= 0) {
-            throw new IllegalArgumentException("'" + text + "' is not host:port (write an IPv6 host in brackets)");
+            throw new IllegalArgumentException("an IPv6 host needs brackets");
         }
         if (host.isEmpty() || host.chars().anyMatch(Character::isWhitespace)) {
-            throw new IllegalArgumentException("'" + text + "' has no valid host");
+            throw new IllegalArgumentException("no valid host");
         }
         int port;
         try {
             port = Integer.parseInt(text.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + text + "' has no numeric port");
-        }
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("'" + text + "' has port " + port + ", not in 1..65535");
+            throw new IllegalArgumentException("port is not a number");
         }
         return new HostPort(host, port);
     }

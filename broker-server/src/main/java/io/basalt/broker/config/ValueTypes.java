@@ -206,7 +206,7 @@ final class ValueTypes {
                 try {
                     return Optional.of(HostPort.parse(raw));
                 } catch (IllegalArgumentException e) {
-                    throw new InvalidValueException("is not host:port");
+                    throw new InvalidValueException("is not host:port (" + e.getMessage() + ")");
                 }
             }
 
@@ -236,7 +236,7 @@ final class ValueTypes {
                     try {
                         addresses.add(HostPort.parse(entry));
                     } catch (IllegalArgumentException e) {
-                        throw new InvalidValueException("has an entry '" + entry + "' that is not host:port");
+                        throw new InvalidValueException("has an entry '" + entry + "' that is not host:port (" + e.getMessage() + ")");
                     }
                 }
                 return List.copyOf(addresses);

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.basalt.store.FlushDiskType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 class BrokerConfigurationTest {
 
@@ -99,6 +104,31 @@ class BrokerConfigurationTest {
         assertEquals(32 * 1024, config.ha().haTransferBatchSize());
         assertEquals(3000, config.ha().slaveTimeout());
         assertEquals(List.of(), config.warnings());
+    }
+
+    @Test
+    void loadsWithThisMachinesEnvironment() throws Exception {
+        BrokerConfiguration config = BrokerConfiguration.of(Map.of("storePathRootDir", dir.toString()));
+        assertFalse(config.broker().brokerName().isEmpty());
+        assertFalse(config.broker().brokerIP1().isEmpty());
+        assertTrue(config.broker().sendMessageThreadPoolNums() >= 1);
+        assertEquals(dir.resolve("commitlog"), config.store().storePathCommitLog());
+    }
+
+    @Test
+    void eachIgnoredKeyIsLoggedAsOneWarning() throws Exception {
+        Logger logger = (Logger) LoggerFactory.getLogger(BrokerConfiguration.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            load("enablePropertyFilter=true\nbrokerName=b\n", Map.of());
+        } finally {
+            logger.detachAppender(appender);
+        }
+        assertEquals(1, appender.list.size());
+        assertEquals(Level.WARN, appender.list.get(0).getLevel());
+        assertTrue(appender.list.get(0).getFormattedMessage().contains("enablePropertyFilter"));
     }
 
     @Test
@@ -257,7 +287,8 @@ class BrokerConfigurationTest {
         assertEquals(Optional.of(new HostPort("10.0.0.1", 10912)), config.ha().haMasterAddress());
         assertOneProblemContaining(problemsOf(Map.of("namesrvAddr", "ns1:9876;ns2")),
             "namesrvAddr=ns1:9876;ns2 has an entry 'ns2' that is not host:port");
-        assertOneProblemContaining(problemsOf(Map.of("haMasterAddress", "master:99999")), "haMasterAddress=master:99999 is not host:port");
+        assertOneProblemContaining(problemsOf(Map.of("haMasterAddress", "master:99999")), "haMasterAddress=master:99999 is not host:port (port 99999 is not in 1..65535)");
+        assertOneProblemContaining(problemsOf(Map.of("haMasterAddress", "::1:10912")), "an IPv6 host needs brackets");
     }
 
     @Test
