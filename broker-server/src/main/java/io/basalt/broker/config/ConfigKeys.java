@@ -149,7 +149,7 @@ final class ConfigKeys {
         "Above this percentage of disk used, expired files are deleted at any hour");
 
     // HA
-    static final ConfigKey<Integer> HA_LISTEN_PORT = computed("haListenPort", HA, integer(0, 65535), "listenPort + 1",
+    static final ConfigKey<Integer> HA_LISTEN_PORT = computed("haListenPort", HA, integer(0, 65535), "listenPort + 1 (0 if listenPort is 0)",
         r -> {
             int listenPort = r.get(ConfigKeys.LISTEN_PORT);
             return String.valueOf(listenPort == 0 ? 0 : listenPort + 1);

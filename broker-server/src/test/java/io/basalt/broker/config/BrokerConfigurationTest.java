@@ -274,7 +274,7 @@ class BrokerConfigurationTest {
     @Test
     void computedDefaultOutOfRangeSaysWhereItCameFrom() {
         assertOneProblemContaining(problemsOf(Map.of("listenPort", "65535")),
-            "default (listenPort + 1): haListenPort=65536 is out of range");
+            "default (listenPort + 1 (0 if listenPort is 0)): haListenPort=65536 is out of range");
     }
 
     @Test
