@@ -176,6 +176,10 @@ public final class MappedFile {
             Files.deleteIfExists(tmp);
             throw new IOException("allocating " + fileSize + " bytes for " + file + " failed: " + e.getMessage(), e);
         }
+        if (Files.exists(file)) {
+            Files.delete(tmp);
+            throw new IOException("file " + file + " appeared while it was being allocated; not overwriting it");
+        }
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
         fsyncDirectory(file.toAbsolutePath().getParent());
         LOG.info("allocated {} ({} bytes) in {} ms", file, fileSize,
@@ -533,6 +537,7 @@ public final class MappedFile {
         try {
             Files.move(path, target, StandardCopyOption.ATOMIC_MOVE);
             currentPath = target;
+            fsyncDirectory(target.toAbsolutePath().getParent());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot rename " + path + " to " + target, e);
         }
