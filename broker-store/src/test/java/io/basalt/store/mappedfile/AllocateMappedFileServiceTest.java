@@ -78,6 +78,30 @@ class AllocateMappedFileServiceTest extends LeakCheck {
     }
 
     @Test
+    void everyMlockHasItsMunlockWhenTheFileIsUnmapped() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeIO.isAvailable(), "mlock needs JNA");
+        long lockedBefore = lockedKiB();
+        start(FlushDiskType.ASYNC_FLUSH, true, null);
+        MappedFile file = queue.lastFileOrCreate(0);
+        org.junit.jupiter.api.Assumptions.assumeTrue(file.isLocked(), "mlock not permitted here");
+        assertTrue(lockedKiB() >= lockedBefore + FILE_SIZE / 1024);
+        queue.shutdown();
+        queue = null;
+        service.shutdown();
+        service = null;
+        assertEquals(lockedBefore, lockedKiB(), "the half-written file and the preallocated next one are unlocked");
+    }
+
+    private static long lockedKiB() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmLck:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        throw new IOException("no VmLck in /proc/self/status");
+    }
+
+    @Test
     void withoutWarmupTheFileIsAllocatedButNotTouched() throws Exception {
         start(FlushDiskType.ASYNC_FLUSH, false, null);
         MappedFile file = queue.lastFileOrCreate(0);
