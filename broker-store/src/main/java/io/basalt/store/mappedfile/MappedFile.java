@@ -75,7 +75,7 @@ public final class MappedFile {
     private volatile int flushedPosition;
     private volatile long storeTimestamp;
 
-    /** 1 for the owner plus one per held {@link SelectedBuffer} or running flush. */
+    /** 1 for the owner, plus one per held {@link SelectedBuffer} and per operation in progress. */
     private final AtomicInteger refCount = new AtomicInteger(1);
     private final AtomicBoolean ownerReleased = new AtomicBoolean();
     private final CompletableFuture<Void> cleanedUp = new CompletableFuture<>();
