@@ -397,11 +397,12 @@ public final class MappedFile {
         }
     }
 
-    private static boolean isAbleToWriteOut(int leastPages, int from, int to) {
+    /** Pending bytes, and at least {@code leastPages} pages of them unless 0 or the file is full. */
+    private boolean isAbleToWriteOut(int leastPages, int from, int to) {
         if (to <= from) {
             return false;
         }
-        if (leastPages <= 0) {
+        if (leastPages <= 0 || to == fileSize) {
             return true;
         }
         return to / OS_PAGE_SIZE - from / OS_PAGE_SIZE >= leastPages;
