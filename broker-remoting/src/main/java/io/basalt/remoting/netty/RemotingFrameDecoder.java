@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Cuts the byte stream into frames ({@code int length} then {@code length} bytes, the whole frame at
@@ -29,6 +30,12 @@ final class RemotingFrameDecoder extends LengthFieldBasedFrameDecoder {
     RemotingFrameDecoder(int maxFrameLength, MalformedFrameHandler onMalformed) {
         super(maxFrameLength, 0, 4, 0, 4, true);
         this.onMalformed = onMalformed;
+    }
+
+    /** RocketMQ's length word is a signed int: a negative one is corrupt, not four gigabytes. */
+    @Override
+    protected long getUnadjustedFrameLength(ByteBuf buf, int offset, int length, ByteOrder order) {
+        return buf.getInt(offset);
     }
 
     @Override
