@@ -14,6 +14,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutionException;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * closes every connection and stops its threads. The registered executors belong to the caller.
  *
  * <p>Threads: {@code NettyBoss_1} accepts, {@code NettyServer<EPOLL|NIO>Selector_<n>_<i>} do all
- * channel I/O, decoding, encoding and response writes.
+ * channel I/O, decoding, encoding and response writes, {@code NettyServerTimer} times out the
+ * server's own calls to peers ({@link io.basalt.remoting.processor.RemotingConnection#invoke}).
  */
 public final class NettyRemotingServer {
     private static final Logger log = LoggerFactory.getLogger(NettyRemotingServer.class);
@@ -41,6 +43,8 @@ public final class NettyRemotingServer {
     private final RequestDispatcher dispatcher = new RequestDispatcher();
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong malformedFrames = new AtomicLong();
+    private HashedWheelTimer timer;
+    private PendingRequests calls;
     private EventLoopGroup bossGroup;
     private EventLoopGroup selectorGroup;
     private ChannelGroup channels;
@@ -67,6 +71,8 @@ public final class NettyRemotingServer {
             throw new IllegalStateException("already started");
         }
         started = true;
+        timer = new HashedWheelTimer(Transport.namedThreads("NettyServerTimer", 1), 10, TimeUnit.MILLISECONDS);
+        calls = new PendingRequests(timer);
         bossGroup = transport.newGroup(1, "NettyBoss_%2$d");
         selectorGroup = transport.newGroup(config.selectorThreads(), "NettyServer" + transport + "Selector_%d_%d");
         channels = new DefaultChannelGroup("remoting-server", GlobalEventExecutor.INSTANCE);
@@ -86,7 +92,7 @@ public final class NettyRemotingServer {
                         new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
                         new RemotingFrameDecoder(config.maxFrameLength(), NettyRemotingServer.this::malformed),
                         RemotingCommandEncoder.INSTANCE,
-                        new ServerConnectionHandler(dispatcher, connections));
+                        new ServerConnectionHandler(dispatcher, connections, calls));
                 }
             });
         try {
@@ -158,5 +164,7 @@ public final class NettyRemotingServer {
     private void stopThreads() {
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         selectorGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        timer.stop();
+        calls.failAll("server shut down");
     }
 }
