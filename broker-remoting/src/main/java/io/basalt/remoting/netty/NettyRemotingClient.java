@@ -64,7 +64,7 @@ public final class NettyRemotingClient implements AutoCloseable {
                 protected void initChannel(SocketChannel ch) {
                     ch.pipeline().addLast(
                         new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
-                        new RemotingFrameDecoder(config.maxFrameLength(), (ctx, reason) -> {
+                        new RemotingFrameDecoder(config.maxFrameLength(), (ctx, reason, opaque) -> {
                             log.warn("closing connection to {}: malformed frame: {}", ctx.channel().remoteAddress(), reason);
                             ctx.close();
                         }),

@@ -3,9 +3,13 @@ package io.basalt.remoting.netty;
 import io.basalt.remoting.processor.RequestDispatcher;
 import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.remoting.protocol.SerializeType;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -105,10 +109,19 @@ public final class NettyRemotingServer {
         log.info("remoting server listening on {} ({} transport)", serverChannel.localAddress(), transport);
     }
 
-    private void malformed(ChannelHandlerContext ctx, String reason) {
+    /** Counts the bad frame, answers it when its opaque is known, and closes the connection. */
+    private void malformed(ChannelHandlerContext ctx, String reason, Integer opaque) {
         malformedFrames.incrementAndGet();
         log.warn("closing connection from {}: malformed frame: {}", ctx.channel().remoteAddress(), reason);
-        ctx.close();
+        if (opaque == null) {
+            ctx.close();
+            return;
+        }
+        RemotingCommand answer = RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "malformed request: " + reason);
+        answer.setOpaque(opaque);
+        answer.setSerializeType(SerializeType.ROCKETMQ);
+        // From the tail of the pipeline: the encoder sits after the decoder whose context this is.
+        ctx.channel().writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** The bound port (useful when configured with port 0). */
