@@ -102,7 +102,9 @@ public final class NettyRemotingServer {
         try {
             serverChannel = bootstrap.bind(new InetSocketAddress(config.bindAddress(), config.listenPort()))
                 .syncUninterruptibly().channel();
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
+            // syncUninterruptibly rethrows the bind failure (a checked IOException) undeclared.
+            shutdown = true;
             stopThreads();
             throw new IllegalStateException("cannot listen on " + config.bindAddress() + ":" + config.listenPort(), e);
         }

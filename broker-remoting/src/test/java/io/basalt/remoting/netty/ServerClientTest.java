@@ -361,4 +361,13 @@ class ServerClientTest {
             assertTrue(closed.getCause() instanceof RemotingConnectException, closed.getCause().toString());
         }
     }
+
+    @Test
+    void portInUseFailsStartAndLeavesNoThreads() {
+        NettyRemotingServer second = new NettyRemotingServer(
+            new NettyServerConfig("127.0.0.1", server.localPort(), 1, 1 << 20, 0, 1_000, true));
+        IllegalStateException e = assertThrows(IllegalStateException.class, second::start);
+        assertTrue(e.getMessage().contains(String.valueOf(server.localPort())), e.getMessage());
+        second.shutdown();
+    }
 }
