@@ -240,6 +240,25 @@ class ServerClientTest {
     }
 
     @Test
+    void overdueRequestIsAnsweredWhileTheThreadsAreStillBusy() throws Exception {
+        RemotingCommand blocker = RemotingCommand.request(BUDGETED);
+        blocker.setRemark("block");
+        CompletableFuture<RemotingCommand> running = client.invokeAsync(address, blocker, 30_000);
+        assertTrue(blockerEntered.await(10, TimeUnit.SECONDS));
+        CompletableFuture<RemotingCommand> late = client.invokeAsync(address, RemotingCommand.request(BUDGETED), 30_000);
+        await().atMost(ofSeconds(10)).until(() -> executors.get(2).queueSize() == 1);
+        fakeNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(201));
+        CompletableFuture<RemotingCommand> next = client.invokeAsync(address, RemotingCommand.request(BUDGETED), 30_000);
+        RemotingCommand busy = late.get(10, TimeUnit.SECONDS);
+        assertEquals(ResponseCode.SYSTEM_BUSY, busy.code());
+        assertTrue(busy.remark().startsWith("[TIMEOUT_CLEAN_QUEUE]"), busy.remark());
+        assertFalse(running.isDone(), "answered while the only thread is still blocked");
+        release.countDown();
+        assertEquals("processed", running.get(10, TimeUnit.SECONDS).remark());
+        assertEquals("processed", next.get(10, TimeUnit.SECONDS).remark());
+    }
+
+    @Test
     void clientTimesOutAndForgetsThePendingRequest() {
         RemotingTimeoutException e = assertThrows(RemotingTimeoutException.class,
             () -> client.invokeSync(address, RemotingCommand.request(NEVER_ANSWERS), 300));
