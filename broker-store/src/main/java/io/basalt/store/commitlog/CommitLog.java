@@ -187,12 +187,21 @@ public final class CommitLog {
         state = State.LOADED;
     }
 
-    /** Starts the allocator and the commit/flush services. */
+    /**
+     * Starts the allocator and the commit/flush services, and has the file the next put goes to
+     * created now, so the first put does not wait for a file to be allocated.
+     */
     public synchronized void start() {
         if (state != State.LOADED) {
             throw new IllegalStateException("CommitLog must be loaded before start, state " + state);
         }
         allocator.start();
+        try {
+            files.lastFileOrCreate(0);
+        } catch (IOException e) {
+            // Not fatal here: the first put asks again and answers CREATE_MAPPED_FILE_FAILED if it still fails.
+            LOG.warn("could not create the next CommitLog file in {} at start: {}", files.dir(), e.toString());
+        }
         if (syncFlush) {
             flushDiskWatcher.start();
             groupCommitService.start();
@@ -250,11 +259,11 @@ public final class CommitLog {
             }
         }
         checkpoint.close();
+        LOG.info("CommitLog shutting down at max offset {}, flushed {}", maxOffset(), flushedOffset());
         files.shutdown();
         if (pool != null) {
             pool.destroy();
         }
-        LOG.info("CommitLog shut down at max offset {}, flushed {}", maxOffset(), flushedOffset());
     }
 
     /** Remembers what is durable; the checkpoint file is written by its owner's flush and at shutdown. */
