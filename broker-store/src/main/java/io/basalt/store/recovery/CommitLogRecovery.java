@@ -60,8 +60,9 @@ public final class CommitLogRecovery {
      * {@link MappedFileQueue#load()}): scans from the start point, calls {@code onRecord} for each
      * valid record in log order, then cuts the log after the last valid record (zeroes the rest of
      * its file, deletes later files), forces what remains and sets the write, commit and flush
-     * positions to the recovered end. The checkpoint's recovery offset is lowered to that end if
-     * it was beyond it. Returns what was found; {@link RecoveryResult#maxOffset()} is where appends go on.
+     * positions to the recovered end. The checkpoint's recovery offset is set to that end (now
+     * durable) and the checkpoint flushed. Returns what was found; {@link RecoveryResult#maxOffset()}
+     * is where appends go on.
      *
      * @param crashed true when the abort marker was present at start-up
      */
@@ -86,9 +87,9 @@ public final class CommitLogRecovery {
         }
         files.setCommittedWhere(end);
         files.setFlushedWhere(end);
-        if (checkpoint.physicRecoveryOffset() > end) {
-            checkpoint.physicRecoveryOffset(end);
-        }
+        // Everything up to the end was just forced: the next crash can start its scan there.
+        checkpoint.physicRecoveryOffset(end);
+        checkpoint.flush();
         return result;
     }
 

@@ -194,7 +194,7 @@ class CommitLogRecoveryTest extends LeakCheck {
     }
 
     @Test
-    void recoveryLowersARecoveryOffsetBeyondTheValidEnd() throws Exception {
+    void recoveryMovesTheRecoveryOffsetToTheRecoveredEnd() throws Exception {
         TestLog log = logWith(50);
         checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
         long cut = log.recordOffsets.get(40);
@@ -203,6 +203,9 @@ class CommitLogRecoveryTest extends LeakCheck {
         RecoveryResult r = recover(log, true, new ArrayList<>());
         assertEquals(cut, r.maxOffset());
         assertEquals(cut, checkpoint.physicRecoveryOffset());
+        try (StoreCheckpoint persisted = StoreCheckpoint.open(dir.resolve("checkpoint"))) {
+            assertEquals(cut, persisted.physicRecoveryOffset());
+        }
     }
 
     @Test
