@@ -8,6 +8,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.function.Consumer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.commitlog.RecordFormat;
@@ -30,6 +33,7 @@ final class CommitLogScanner {
     record ScanResult(long endOffset, long recordsScanned, long bytesDropped, String stopReason) {
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(CommitLogScanner.class);
     private static final int WINDOW = 4 * 1024 * 1024;
 
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
@@ -59,6 +63,8 @@ final class CommitLogScanner {
         int position = (int) (startOffset - segments.get(index).fileFromOffset());
         while (true) {
             Segment segment = segments.get(index);
+            LOG.info("recovering CommitLog file {} ({} of {}) from position {}", segment.path().getFileName(),
+                index + 1, segments.size(), position);
             Stop stop;
             try (FileChannel ch = FileChannel.open(segment.path(), StandardOpenOption.READ)) {
                 long fileLength = Math.min(ch.size(), segment.fileSize());
