@@ -62,6 +62,8 @@ public final class StoreCheckpoint implements AutoCloseable {
     private volatile long physicRecoveryOffset = -1;
     private long sequence;
     private boolean closed;
+    /** The values the last flush wrote: physicMsg, logicsMsg, indexMsg, masterFlushed, confirmPhy, recovery. */
+    private final long[] flushed = new long[6];
 
     private StoreCheckpoint(Path file, FileChannel channel) {
         this.file = file;
@@ -115,6 +117,9 @@ public final class StoreCheckpoint implements AutoCloseable {
             return;
         }
         sequence = bestSeq;
+        for (int i = 0; i < 6; i++) {
+            flushed[i] = image.getLong(best + 8 + 8 * i);
+        }
         physicMsgTimestamp = image.getLong(best + 8);
         logicsMsgTimestamp = image.getLong(best + 16);
         indexMsgTimestamp = image.getLong(best + 24);
@@ -162,6 +167,20 @@ public final class StoreCheckpoint implements AutoCloseable {
             channel.write(out, out.position());
         }
         channel.force(false);
+        for (int i = 0; i < 6; i++) {
+            flushed[i] = image.getLong(slot + 8 + 8 * i);
+        }
+    }
+
+    /** Flushes only if a value changed since the last flush; returns whether it flushed. */
+    public synchronized boolean flushIfChanged() throws IOException {
+        if (physicMsgTimestamp == flushed[0] && logicsMsgTimestamp == flushed[1] && indexMsgTimestamp == flushed[2]
+            && masterFlushedOffset == flushed[3] && confirmPhyOffset == flushed[4]
+            && physicRecoveryOffset == flushed[5]) {
+            return false;
+        }
+        flush();
+        return true;
     }
 
     /**

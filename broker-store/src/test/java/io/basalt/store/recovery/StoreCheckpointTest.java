@@ -92,6 +92,43 @@ class StoreCheckpointTest {
     }
 
     @Test
+    void flushIfChangedWritesOnlyChanges() throws Exception {
+        Path file = dir.resolve(StoreCheckpoint.FILE_NAME);
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            assertFalse(cp.flushIfChanged(), "a new checkpoint was just written");
+            cp.physicRecoveryOffset(42);
+            assertTrue(cp.flushIfChanged());
+            assertFalse(cp.flushIfChanged());
+        }
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            assertEquals(42, cp.physicRecoveryOffset());
+            assertFalse(cp.flushIfChanged(), "values read from the file count as flushed");
+        }
+    }
+
+    @Test
+    void flushServiceWritesTheCheckpointWhileRunning() throws Exception {
+        Path file = dir.resolve(StoreCheckpoint.FILE_NAME);
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            CheckpointFlushService service = new CheckpointFlushService(cp, 10);
+            service.start();
+            try {
+                cp.physicRecoveryOffset(4096);
+                cp.physicMsgTimestamp(99);
+                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> {
+                    ByteBuffer raw = ByteBuffer.wrap(Files.readAllBytes(file));
+                    return raw.getLong(0) == 99;
+                });
+            } finally {
+                service.shutdown();
+            }
+        }
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            assertEquals(4096, cp.physicRecoveryOffset());
+        }
+    }
+
+    @Test
     void abortMarkerIsCreatedAndDeleted() throws Exception {
         AbortMarker marker = AbortMarker.in(dir.resolve("root"));
         assertFalse(marker.exists());
