@@ -35,6 +35,8 @@ final class CommitLogScanner {
 
     private static final Logger LOG = LoggerFactory.getLogger(CommitLogScanner.class);
     private static final int WINDOW = 4 * 1024 * 1024;
+    /** How far past the valid end (and into each later file) dropped bytes are counted. */
+    static final int DIRTY_SCAN_LIMIT = 64 * 1024 * 1024;
 
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private final boolean checkCrc;
@@ -51,8 +53,8 @@ final class CommitLogScanner {
     /**
      * Scans {@code segments} (ordered, contiguous) from {@code startOffset}, which must be a record
      * boundary inside one of them (or the end of the last). Calls {@code onRecord} for each valid
-     * message record in order. Bytes dropped = the non-zero bytes after the end in its file plus
-     * those of every later file.
+     * message record in order. Bytes dropped = the extent of non-zero bytes after the end in its
+     * file plus that of every later file, each looked for up to {@link #DIRTY_SCAN_LIMIT} bytes.
      */
     ScanResult scan(List<Segment> segments, long startOffset, Consumer<RecordCheck> onRecord) throws IOException {
         int index = indexOf(segments, startOffset);
@@ -170,7 +172,11 @@ final class CommitLogScanner {
         windowLength = window.position();
     }
 
-    /** Bytes from {@code position} to the last non-zero byte of the file (0 if all zero). */
+    /**
+     * Bytes from {@code position} to the last non-zero byte of the file (0 if all zero), looking at
+     * most {@link #DIRTY_SCAN_LIMIT} bytes ahead: bytes written before a crash start right at the
+     * cut, and this keeps a restart from reading a whole preallocated file of zeros.
+     */
     private long nonZeroExtent(Segment segment, int position) throws IOException {
         try (FileChannel ch = FileChannel.open(segment.path(), StandardOpenOption.READ)) {
             return nonZeroExtent(ch, position, Math.min(ch.size(), segment.fileSize()));
@@ -181,8 +187,9 @@ final class CommitLogScanner {
         ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
         long lastNonZero = -1;
         long at = position;
-        while (at < fileLength) {
-            buf.clear();
+        long limit = Math.min(fileLength, position + DIRTY_SCAN_LIMIT);
+        while (at < limit) {
+            buf.clear().limit((int) Math.min(buf.capacity(), limit - at));
             int n = ch.read(buf, at);
             if (n <= 0) {
                 break;
