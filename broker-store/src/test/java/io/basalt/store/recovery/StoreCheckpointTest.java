@@ -92,6 +92,22 @@ class StoreCheckpointTest {
     }
 
     @Test
+    void checkpointRewrittenByRocketMqForgetsTheRecoveryOffset() throws Exception {
+        Path file = dir.resolve(StoreCheckpoint.FILE_NAME);
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            cp.physicMsgTimestamp(1000);
+            cp.physicRecoveryOffset(1 << 20);
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(8).putLong(0, 9000), 0);   // RocketMQ's flush of physicMsgTimestamp
+        }
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            assertEquals(-1, cp.physicRecoveryOffset());
+            assertEquals(9000, cp.physicMsgTimestamp());
+        }
+    }
+
+    @Test
     void flushIfChangedWritesOnlyChanges() throws Exception {
         Path file = dir.resolve(StoreCheckpoint.FILE_NAME);
         try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
