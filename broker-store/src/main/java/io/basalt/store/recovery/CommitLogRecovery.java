@@ -42,17 +42,18 @@ public final class CommitLogRecovery {
 
     private final StoreCheckpoint checkpoint;
     private final boolean checkCrc;
-    private final int maxRecordLength;
+    private final int windowSize;
 
     /**
      * @param checkpoint     the store's checkpoint (read for the recovery point)
      * @param checkCrc       verify body CRCs (RocketMQ's checkCRCOnRecover, default true)
-     * @param maxMessageSize the store's maxMessageSize; longer records are treated as corrupt
+     * @param maxMessageSize the store's maxMessageSize, to size the read window so that a record
+     *                       normally fits; larger records (from an earlier, larger setting) are read too
      */
     public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize) {
         this.checkpoint = checkpoint;
         this.checkCrc = checkCrc;
-        this.maxRecordLength = (int) Math.min(Integer.MAX_VALUE, (long) maxMessageSize + RecordFormat.NON_BODY_RESERVE);
+        this.windowSize = (int) Math.min(Integer.MAX_VALUE - 8, (long) maxMessageSize + RecordFormat.NON_BODY_RESERVE);
     }
 
     /**
@@ -95,11 +96,11 @@ public final class CommitLogRecovery {
 
     /**
      * Recovers {@code files} as {@link #recover(MappedFileQueue, boolean, Consumer)} does, without a
-     * record listener, checking records up to one file long; returns the recovered end offset.
+     * record listener; returns the recovered end offset.
      */
     public static long recover(MappedFileQueue files, StoreCheckpoint checkpoint, boolean crashed, boolean checkCrc)
         throws IOException {
-        return new CommitLogRecovery(checkpoint, checkCrc, files.fileSize()).recover(files, crashed, r -> { })
+        return new CommitLogRecovery(checkpoint, checkCrc, 0).recover(files, crashed, r -> { })
             .maxOffset();
     }
 
@@ -125,7 +126,7 @@ public final class CommitLogRecovery {
         }
         int startIndex = crash ? crashStartIndex(segments) : Math.max(0, segments.size() - NORMAL_RECOVERY_FILES);
         long start = segments.get(startIndex).fileFromOffset();
-        CommitLogScanner.ScanResult r = new CommitLogScanner(checkCrc, maxRecordLength).scan(segments, start, onRecord);
+        CommitLogScanner.ScanResult r = new CommitLogScanner(checkCrc, windowSize).scan(segments, start, onRecord);
         RecoveryResult result = new RecoveryResult(crash, start, r.endOffset(), r.recordsScanned(), r.bytesDropped(),
             r.stopReason());
         report(result);

@@ -21,8 +21,9 @@ import io.basalt.store.commitlog.RecordFormat;
  * or that is cut short. An END_OF_FILE marker must reach exactly the end of its file; the walk
  * then continues at the start of the next file.
  *
- * <p>Reads with positional {@link FileChannel} reads through a window (4 MiB, grown for a larger
- * record up to {@code maxRecordLength}), independent of how the files are mapped. Single-threaded.
+ * <p>Reads with positional {@link FileChannel} reads through a window (at least 4 MiB, grown for a
+ * larger record), independent of how the files are mapped. Record sizes are not limited by the
+ * current maxMessageSize: records written under a larger setting stay readable. Single-threaded.
  */
 final class CommitLogScanner {
     /** One CommitLog file: its global base offset, path and nominal size. */
@@ -40,14 +41,18 @@ final class CommitLogScanner {
 
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private final boolean checkCrc;
-    private final int maxRecordLength;
+    private final int windowSize;
     private ByteBuffer window;
     private long windowStart;
     private int windowLength;
 
-    CommitLogScanner(boolean checkCrc, int maxRecordLength) {
+    /**
+     * @param windowSize bytes read at a time; a record larger than that (up to a whole file) is still
+     *                   read, by growing the window for it
+     */
+    CommitLogScanner(boolean checkCrc, int windowSize) {
         this.checkCrc = checkCrc;
-        this.maxRecordLength = maxRecordLength;
+        this.windowSize = Math.max(WINDOW, windowSize);
     }
 
     /**
@@ -134,9 +139,8 @@ final class CommitLogScanner {
         RecordCheck check = checkInWindow(position);
         if (check.status() == RecordCheck.Status.TRUNCATED && windowStart + windowLength < fileLength) {
             int totalSize = window.getInt((int) (position - windowStart));
-            if (totalSize > Math.min(maxRecordLength, segment.fileSize())) {
-                return RecordCheck.corrupt("total size " + totalSize + " above the largest possible record "
-                    + maxRecordLength);
+            if (totalSize > segment.fileSize() - RecordFormat.END_FILE_MIN_BLANK_LENGTH) {
+                return RecordCheck.corrupt("total size " + totalSize + " larger than a file can hold");
             }
             ensureWindow(ch, fileLength, position, totalSize);
             check = checkInWindow(position);
@@ -156,7 +160,7 @@ final class CommitLogScanner {
         if (window != null && position >= windowStart && wantEnd <= windowStart + windowLength) {
             return;
         }
-        int capacity = Math.max(WINDOW, needed);
+        int capacity = Math.max(windowSize, needed);
         if (window == null || window.capacity() < capacity) {
             window = ByteBuffer.allocate(capacity);
         }

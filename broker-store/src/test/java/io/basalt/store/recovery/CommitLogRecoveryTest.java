@@ -209,6 +209,17 @@ class CommitLogRecoveryTest extends LeakCheck {
     }
 
     @Test
+    void recordsLargerThanTodaysMaxMessageSizeSurvive() throws Exception {
+        TestLog log = logWith(40);   // bodies up to 3 KiB
+        checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
+        queue = new MappedFileQueue(log.dir, FILE_SIZE, null);
+        queue.load();
+        RecoveryResult r = new CommitLogRecovery(checkpoint, true, 100).recover(queue, true, c -> { });
+        assertEquals(log.writeOffset(), r.maxOffset());
+        assertEquals(40, r.recordsScanned());
+    }
+
+    @Test
     void emptyStoreRecoversToZero() throws Exception {
         Files.createDirectories(dir.resolve("commitlog"));
         TestLog log = new TestLog(dir.resolve("commitlog"), FILE_SIZE);
