@@ -150,6 +150,35 @@ class RocketMqRecordGoldenTest {
             ByteBuffer.wrap(java.util.Arrays.copyOf(body, body.length - 3)), "", b -> b.topic("T")));
     }
 
+    @org.junit.jupiter.api.Test
+    void v2RecordWithLongTopicIsReadLikeRocketMqReadsIt() throws Exception {
+        String topic = "t".repeat(200);
+        BrokerMessage m = MessageRecordCodecTest.message("x", "v2 body".getBytes(StandardCharsets.UTF_8), "10.0.0.1",
+            "10.0.0.2");
+        ByteBuffer v1 = ByteBuffer.allocate(1024);
+        int v1Length = new MessageRecordEncoder().encode(m, 64, 3, 9, v1);
+        // Rebuild as V2: same fields, 2-byte topic length, a 200-byte topic.
+        int topicLengthPos = v1Length - 2 - m.propertiesLength() - 1 - 1;
+        byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer v2 = ByteBuffer.allocate(v1Length + 1 + topicBytes.length - 1);
+        v2.put(v1.array(), 0, topicLengthPos).putShort((short) topicBytes.length).put(topicBytes)
+            .putShort((short) m.propertiesLength()).put(m.propertiesString().getBytes(StandardCharsets.UTF_8));
+        v2.putInt(0, v2.capacity()).putInt(RecordFormat.MAGIC_CODE_POSITION, RecordFormat.MESSAGE_MAGIC_CODE_V2);
+        v2.flip();
+
+        RecordCheck check = new MessageRecordDecoder().check(v2, true);
+        assertTrue(check.isOk(), check.reason());
+        assertEquals(topic, check.topic());
+        StoredMessage s = MessageRecordDecoder.decode(v2.duplicate());
+        assertEquals(RecordFormat.MESSAGE_MAGIC_CODE_V2, s.magicCode());
+        assertEquals(topic, s.topic());
+        MessageExt ext = MessageDecoder.decode(v2.duplicate(), true, true, false, false, true);
+        assertNotNull(ext);
+        assertEquals(topic, ext.getTopic());
+        assertArrayEquals(s.body(), ext.getBody());
+        assertEquals(check.tagsCode(), MessageExtBrokerInner.tagsString2tagsCode(ext.getTags()));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({"10.20.30.40", "2001:db8::99"})
     void offsetMessageIdMatchesRocketMq(String host) throws Exception {
