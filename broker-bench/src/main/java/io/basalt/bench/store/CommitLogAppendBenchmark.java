@@ -69,7 +69,7 @@ public class CommitLogAppendBenchmark {
     private Path dir;
     private CommitLog commitLog;
     private final LongAdder appended = new LongAdder();
-    private final LongAdder failed = new LongAdder();
+    private final LongAdder[] byStatus = new LongAdder[PutMessageStatus.values().length];
     private long sectorsBefore;
     private long appendedBefore;
 
@@ -90,6 +90,9 @@ public class CommitLogAppendBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
+        for (int i = 0; i < byStatus.length; i++) {
+            byStatus[i] = new LongAdder();
+        }
         Path base = Paths.get(System.getProperty("basalt.bench.dir", System.getProperty("java.io.tmpdir")));
         dir = Files.createTempDirectory(base, "basalt-commitlog-bench-");
         StoreConfig config = StoreConfig.builder()
@@ -116,9 +119,17 @@ public class CommitLogAppendBenchmark {
         long messages = appended.sum() - appendedBefore;
         long sectors = sectorsWritten() - sectorsBefore;
         if (sectorsBefore >= 0 && messages > 0) {
-            System.out.printf("%n[store-bench] %s recordSize=%d: %d messages, %d failed so far, device %.2f KiB "
-                    + "written per message (%d MiB in the iteration)%n", flushDiskType, recordSize, messages,
-                failed.sum(), sectors * 512.0 / 1024 / messages, sectors * 512 / (1024 * 1024));
+            StringBuilder failures = new StringBuilder();
+            for (PutMessageStatus status : PutMessageStatus.values()) {
+                long n = byStatus[status.ordinal()].sum();
+                if (status != PutMessageStatus.PUT_OK && n > 0) {
+                    failures.append(' ').append(status).append('=').append(n);
+                }
+            }
+            System.out.printf("%n[store-bench] %s recordSize=%d: %d messages, device %.2f KiB written per message "
+                    + "(%d MiB in the iteration); not OK so far:%s%n", flushDiskType, recordSize, messages,
+                sectors * 512.0 / 1024 / messages, sectors * 512 / (1024 * 1024),
+                failures.length() == 0 ? " none" : failures);
         }
     }
 
@@ -137,9 +148,8 @@ public class CommitLogAppendBenchmark {
         PutMessageResult result = commitLog.asyncPutMessage(producer.message).join();
         if (result.status() == PutMessageStatus.PUT_OK) {
             appended.increment();
-        } else {
-            failed.increment();
         }
+        byStatus[result.status().ordinal()].increment();
         return result;
     }
 

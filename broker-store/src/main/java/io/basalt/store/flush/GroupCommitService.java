@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedArrayQueue;
@@ -40,6 +41,8 @@ public final class GroupCommitService extends ServiceThread {
     private final FlushDiskWatcher watcher;
     private final Executor completionExecutor;
     private final MessagePassingQueue<GroupCommitRequest> requests = new MpscUnboundedArrayQueue<>(1024);
+    /** Set by the first submit after a drain; later submits skip the wakeup (a lock and a signal). */
+    private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private List<GroupCommitRequest> pending = new ArrayList<>();
 
     public GroupCommitService(FlushTarget target, FailStop failStop, FlushDiskWatcher watcher,
@@ -56,11 +59,16 @@ public final class GroupCommitService extends ServiceThread {
     public void submit(GroupCommitRequest request) {
         watcher.watch(request);
         requests.offer(request);
-        wakeup();
+        // The request is queued before the flag is read: a submitter that finds the flag set knows the
+        // service has not yet cleared it, so its next drain (after clearing) takes this request.
+        if (!wakeupRequested.getAndSet(true)) {
+            wakeup();
+        }
     }
 
     @Override
     protected int doWork() {
+        wakeupRequested.set(false);
         int drained = requests.drain(pending::add, MAX_DRAIN);
         if (failStop.failed()) {
             failPending();

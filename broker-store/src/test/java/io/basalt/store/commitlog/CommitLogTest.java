@@ -557,6 +557,29 @@ class CommitLogTest {
     }
 
     @Test
+    void failedFileAllocationIsCreateMappedFileFailed() throws IOException {
+        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).build());
+        // A non-empty directory where the third file must go: creating that file fails.
+        Path blocker = dir.resolve("commitlog").resolve(MappedFile.fileName(2L * FILE_SIZE));
+        Files.createDirectories(blocker.resolve("occupied"));
+
+        PutMessageResult r;
+        do {
+            r = put(log, message(0, 64 * 1024));
+        } while (r.status() == PutMessageStatus.PUT_OK);
+        assertEquals(PutMessageStatus.CREATE_MAPPED_FILE_FAILED, r.status());
+        assertNull(r.appendResult());
+        long queueOffsetBefore = log.queueOffsets().nextOffset(TOPIC, 0);
+        assertTrue(log.isWritable(), "an allocation failure is not a write failure");
+
+        Files.delete(blocker.resolve("occupied"));
+        Files.delete(blocker);
+        AppendMessageResult next = put(log, message(0, 64 * 1024)).appendResult();
+        assertEquals(2L * FILE_SIZE, next.wroteOffset());
+        assertEquals(queueOffsetBefore, next.queueOffset(), "the refused put took no queue offset");
+    }
+
+    @Test
     void putsAfterShutdownAreRefused() throws IOException {
         CommitLog log = start(config(FlushDiskType.SYNC_FLUSH).build());
         log.shutdown();
