@@ -41,22 +41,12 @@ import io.basalt.store.mappedfile.LeakCheck;
  */
 class CommitLogCrashTest extends LeakCheck {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLogCrashTest.class);
-    private static final int FILE_SIZE = 1024 * 1024;
+    private static final int FILE_SIZE = StoreFiles.FILE_SIZE;
     private static final int CRASHES = 8;
     private static final int APPENDERS = 3;
 
     @TempDir
     Path dir;
-
-    static StoreConfig config(Path root, FlushDiskType flushDiskType) {
-        return config(root, flushDiskType, false);
-    }
-
-    static StoreConfig config(Path root, FlushDiskType flushDiskType, boolean transientStorePool) {
-        return StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(FILE_SIZE)
-            .flushDiskType(flushDiskType).transientStorePoolEnable(transientStorePool).warmMapedFileEnable(false)
-            .maxMessageSize(64 * 1024).build();
-    }
 
     private record Crash(Path root, long ackedEnd) {
     }
@@ -74,7 +64,7 @@ class CommitLogCrashTest extends LeakCheck {
         LOG.info("seed {}, {}, transientStorePool={}", seed, flushDiskType, pool);
         Random random = new Random(seed);
         Path live = dir.resolve("live");
-        StoreConfig config = config(live, flushDiskType, pool);
+        StoreConfig config = StoreFiles.config(live, flushDiskType, pool);
         boolean acksAreDurable = flushDiskType == FlushDiskType.SYNC_FLUSH;
         CommitLog log = CommitLog.open(config);
         List<Crash> crashes = new ArrayList<>();
@@ -136,7 +126,7 @@ class CommitLogCrashTest extends LeakCheck {
             StoreFiles.garbageAt(commitLogDir, FILE_SIZE, cut, 1 + random.nextInt(4096), random);
         }
 
-        CommitLog recovered = CommitLog.open(config(crash.root(), flushDiskType, pool));
+        CommitLog recovered = CommitLog.open(StoreFiles.config(crash.root(), flushDiskType, pool));
         long end;
         try {
             recovered.load();

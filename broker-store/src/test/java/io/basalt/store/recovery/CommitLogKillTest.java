@@ -115,7 +115,7 @@ class CommitLogKillTest {
     }
 
     private void verify(Path root, Map<Long, Ack> acked, int round) throws Exception {
-        CommitLog log = CommitLog.open(CommitLogCrashTest.config(root, FlushDiskType.SYNC_FLUSH));
+        CommitLog log = CommitLog.open(StoreFiles.config(root, FlushDiskType.SYNC_FLUSH, false));
         long end;
         try {
             log.load();
@@ -123,8 +123,7 @@ class CommitLogKillTest {
         } finally {
             log.shutdown();
         }
-        StoreFiles.Contents contents = StoreFiles.read(root.resolve("commitlog"), CommitLogCrashTest.config(root,
-            FlushDiskType.SYNC_FLUSH).mappedFileSizeCommitLog());
+        StoreFiles.Contents contents = StoreFiles.read(root.resolve("commitlog"), StoreFiles.FILE_SIZE);
         assertEquals(end, contents.end(), "round " + round + ": recovered end is where the valid records end");
         Map<Long, StoredMessage> byOffset = new HashMap<>();
         Map<String, Integer> copies = new HashMap<>();

@@ -12,13 +12,25 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
+import io.basalt.store.FlushDiskType;
+import io.basalt.store.StoreConfig;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.commitlog.StoredMessage;
 
 /** File-level helpers of the crash tests: copy a live store, inject faults, read back what a log holds. */
 final class StoreFiles {
+    /** CommitLog file size of the crash tests. */
+    static final int FILE_SIZE = 1024 * 1024;
+
     private StoreFiles() {
+    }
+
+    /** The store configuration of the crash tests: small files, no warm-up. */
+    static StoreConfig config(Path root, FlushDiskType flushDiskType, boolean transientStorePool) {
+        return StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(FILE_SIZE)
+            .flushDiskType(flushDiskType).transientStorePoolEnable(transientStorePool).warmMapedFileEnable(false)
+            .maxMessageSize(64 * 1024).build();
     }
 
     /** What a CommitLog directory holds, read straight from the files. */
