@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.commitlog.StoredMessage;
+import io.basalt.store.mappedfile.LeakCheck;
 
 /**
  * kill -9 of a broker-like process in the middle of SYNC_FLUSH appends: a child JVM ({@link CrashChild})
@@ -35,7 +36,7 @@ import io.basalt.store.commitlog.StoredMessage;
  * ({@link Process#destroyForcibly()} on Linux), recovers the store, and finds every acknowledged
  * record intact, at its offset, exactly once.
  */
-class CommitLogKillTest {
+class CommitLogKillTest extends LeakCheck {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLogKillTest.class);
     private static final int KILLS = 2;
 
@@ -86,6 +87,7 @@ class CommitLogKillTest {
             Long.toString(firstSeq));
         pb.redirectError(dir.resolve("child-stderr.log").toFile());
         child = pb.start();
+        child.getOutputStream().close();
         ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
         Process p = child;
         reader = new Thread(() -> readAcks(p, acks), "KillTestAckReader");

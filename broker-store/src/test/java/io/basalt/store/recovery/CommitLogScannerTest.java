@@ -10,9 +10,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.basalt.store.mappedfile.LeakCheck;
+
 import io.basalt.store.commitlog.RecordCheck;
 
-class CommitLogScannerTest {
+class CommitLogScannerTest extends LeakCheck {
     private static final int FILE_SIZE = 64 * 1024;
 
     @TempDir

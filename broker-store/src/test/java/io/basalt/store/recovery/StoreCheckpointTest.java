@@ -13,7 +13,9 @@ import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class StoreCheckpointTest {
+import io.basalt.store.mappedfile.LeakCheck;
+
+class StoreCheckpointTest extends LeakCheck {
     @TempDir
     Path dir;
 
