@@ -10,9 +10,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.basalt.store.mappedfile.LeakCheck;
-
 import io.basalt.store.commitlog.RecordCheck;
+import io.basalt.store.mappedfile.LeakCheck;
 
 class CommitLogScannerTest extends LeakCheck {
     private static final int FILE_SIZE = 64 * 1024;
