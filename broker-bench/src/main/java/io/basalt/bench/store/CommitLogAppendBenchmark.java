@@ -72,6 +72,8 @@ public class CommitLogAppendBenchmark {
     private final LongAdder[] byStatus = new LongAdder[PutMessageStatus.values().length];
     private long sectorsBefore;
     private long appendedBefore;
+    private long forcesBefore;
+    private long groupedBefore;
 
     /** One message per benchmark thread (the store fills in its offsets when it appends). */
     @State(Scope.Thread)
@@ -111,6 +113,8 @@ public class CommitLogAppendBenchmark {
     public void startIteration() {
         sectorsBefore = sectorsWritten();
         appendedBefore = appended.sum();
+        forcesBefore = commitLog.groupCommitForces();
+        groupedBefore = commitLog.groupCommitRequests();
     }
 
     /** Prints the device bytes written per acknowledged message during the iteration. */
@@ -126,9 +130,13 @@ public class CommitLogAppendBenchmark {
                     failures.append(' ').append(status).append('=').append(n);
                 }
             }
+            long forces = commitLog.groupCommitForces() - forcesBefore;
+            long grouped = commitLog.groupCommitRequests() - groupedBefore;
             System.out.printf("%n[store-bench] %s recordSize=%d: %d messages, device %.2f KiB written per message "
-                    + "(%d MiB in the iteration); not OK so far:%s%n", flushDiskType, recordSize, messages,
+                    + "(%d MiB in the iteration), %s; not OK so far:%s%n", flushDiskType, recordSize, messages,
                 sectors * 512.0 / 1024 / messages, sectors * 512 / (1024 * 1024),
+                forces == 0 ? "no group commit" : String.format("%.1f puts per force (%d forces)",
+                    (double) grouped / forces, forces),
                 failures.length() == 0 ? " none" : failures);
         }
     }

@@ -539,6 +539,17 @@ public final class CommitLog {
         return putLock.heldMs(clockMs.getAsLong());
     }
 
+    /** SYNC_FLUSH: force() rounds of the group commit so far (0 under ASYNC_FLUSH); a metric. */
+    public long groupCommitForces() {
+        return groupCommitService == null ? 0 : groupCommitService.forceCount();
+    }
+
+    /** SYNC_FLUSH: waiting puts completed by the group commit so far; with {@link #groupCommitForces()}
+     *  it gives the average group size. */
+    public long groupCommitRequests() {
+        return groupCommitService == null ? 0 : groupCommitService.flushedRequestCount();
+    }
+
     PutMessageLock putLock() {
         return putLock;
     }

@@ -44,6 +44,9 @@ public final class GroupCommitService extends ServiceThread {
     /** Set by the first submit after a drain; later submits skip the wakeup (a lock and a signal). */
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private List<GroupCommitRequest> pending = new ArrayList<>();
+    /** Metrics, written by the service thread only. */
+    private volatile long forces;
+    private volatile long requestsFlushed;
 
     public GroupCommitService(FlushTarget target, FailStop failStop, FlushDiskWatcher watcher,
                               Executor completionExecutor) {
@@ -108,6 +111,7 @@ public final class GroupCommitService extends ServiceThread {
                 target.commit(0);
                 operation = "force";
                 long after = target.flush(0);
+                forces++;
                 if (after >= goal || after == before) {
                     return true;
                 }
@@ -134,6 +138,7 @@ public final class GroupCommitService extends ServiceThread {
             }
         }
         pending = waiting;
+        requestsFlushed += covered.size();
         if (!covered.isEmpty()) {
             Runnable complete = () -> {
                 for (GroupCommitRequest r : covered) {
@@ -159,6 +164,16 @@ public final class GroupCommitService extends ServiceThread {
             r.future().completeExceptionally(failure);
         }
         pending = new ArrayList<>();
+    }
+
+    /** Rounds of force() run so far (a metric: requests per force shows how well commits group). */
+    public long forceCount() {
+        return forces;
+    }
+
+    /** Requests completed as flushed so far (a metric). */
+    public long flushedRequestCount() {
+        return requestsFlushed;
     }
 
     /** Requests drained but not yet answered (tests). */
