@@ -224,7 +224,10 @@ public final class CommitLog {
             return;
         }
         boolean started = state == State.RUNNING;
-        if (!putLock.tryLock(Long.MAX_VALUE, clockMs.getAsLong())) {
+        // Only a load() that got through recovery created the abort marker; one a crash left behind
+        // must survive a shutdown of a store that never loaded.
+        boolean ownsAbortMarker = state == State.LOADED || started;
+        if (!putLock.tryLock(Long.MAX_VALUE, clockMs)) {
             throw new IllegalStateException("interrupted while stopping puts");
         }
         try {
@@ -249,7 +252,7 @@ public final class CommitLog {
             flushAckExecutor.shutdownNow();
         }
         allocator.shutdown();
-        if (!failStop.failed()) {
+        if (ownsAbortMarker && !failStop.failed()) {
             try {
                 checkpoint.flush();
                 abortMarker.delete();
@@ -336,7 +339,7 @@ public final class CommitLog {
         long storeTimestamp;
         long lockedMs;
         PutMessageStatus refused = null;
-        if (!putLock.tryLock(busyTimeoutMs, clockMs.getAsLong())) {
+        if (!putLock.tryLock(busyTimeoutMs, clockMs)) {
             return rejected(PutMessageStatus.OS_PAGE_CACHE_BUSY);
         }
         try {
@@ -404,7 +407,7 @@ public final class CommitLog {
     private void afterAppend() {
         if (writeBuffered) {
             if (commitRealTimeService != null && config.wakeCommitWhenPutMessage()) {
-                commitRealTimeService.wakeup();
+                commitRealTimeService.wakeupForData();
             }
         } else {
             notifyAppended();

@@ -74,7 +74,7 @@ public final class GroupCommitService extends ServiceThread {
         wakeupRequested.set(false);
         int drained = requests.drain(pending::add, MAX_DRAIN);
         if (failStop.failed()) {
-            failPending();
+            failPending("CommitLog is read-only after a write failure");
             return drained;
         }
         boolean dirty = target.wroteOffset() > target.flushedOffset();
@@ -95,7 +95,7 @@ public final class GroupCommitService extends ServiceThread {
         // Whatever was appended before the store stopped accepting gets its force and its answer.
         doWork();
         if (!pending.isEmpty()) {
-            failPending();
+            failPending("CommitLog shut down before force() covered the record");
         }
     }
 
@@ -118,7 +118,7 @@ public final class GroupCommitService extends ServiceThread {
             }
         } catch (IOException e) {
             failStop.fail(operation, target.fileAt(from), from, e);
-            failPending();
+            failPending("CommitLog is read-only after a write failure");
             return false;
         }
     }
@@ -153,13 +153,12 @@ public final class GroupCommitService extends ServiceThread {
         }
     }
 
-    private void failPending() {
+    private void failPending(String reason) {
         requests.drain(pending::add);
         if (pending.isEmpty()) {
             return;
         }
-        StoreException failure = new StoreException("CommitLog is read-only after a write failure",
-            failStop.cause());
+        StoreException failure = new StoreException(reason, failStop.cause());
         for (GroupCommitRequest r : pending) {
             r.future().completeExceptionally(failure);
         }

@@ -436,7 +436,7 @@ class CommitLogTest {
         ExecutorService holder = Executors.newSingleThreadExecutor();
         try {
             holder.submit(() -> {
-                log.putLock().tryLock(1000, clock.get());
+                log.putLock().tryLock(1000, clock::get);
                 try {
                     locked.countDown();
                     release.await();
@@ -461,13 +461,16 @@ class CommitLogTest {
 
     @Test
     void putGivesUpWaitingForALockHeldTooLong() throws Exception {
-        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).osPageCacheBusyTimeOutMills(50).build());
+        // The clock stands still, so the holder never looks busy: the put must give up waiting by itself.
+        AtomicLong clock = new AtomicLong(1_000_000);
+        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).osPageCacheBusyTimeOutMills(50).build(),
+            clock::get, UnaryOperator.identity());
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         ExecutorService holder = Executors.newSingleThreadExecutor();
         try {
             holder.submit(() -> {
-                log.putLock().tryLock(1000, 0);
+                log.putLock().tryLock(1000, clock::get);
                 try {
                     locked.countDown();
                     release.await();
@@ -577,6 +580,20 @@ class CommitLogTest {
         AppendMessageResult next = put(log, message(0, 64 * 1024)).appendResult();
         assertEquals(2L * FILE_SIZE, next.wroteOffset());
         assertEquals(queueOffsetBefore, next.queueOffset(), "the refused put took no queue offset");
+    }
+
+    @Test
+    void aStoreThatFailedToLoadKeepsTheCrashMarker() throws IOException {
+        StoreConfig config = config(FlushDiskType.ASYNC_FLUSH).build();
+        Files.createDirectories(config.commitLogDir());
+        Files.write(config.commitLogDir().resolve(MappedFile.fileName(0)), new byte[100]);
+        Files.createFile(dir.resolve("abort"));
+        CommitLog log = CommitLog.open(config);
+        IOException refused = assertThrows(IOException.class, log::load);
+        assertTrue(refused.getMessage().contains(MappedFile.fileName(0)), refused.getMessage());
+        log.shutdown();
+        assertTrue(Files.exists(dir.resolve("abort")), "the next start must still run a crash recovery");
+        assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, put(log, message(0, 300)).status());
     }
 
     @Test
