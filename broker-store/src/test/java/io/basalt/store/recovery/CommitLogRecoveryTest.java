@@ -194,7 +194,7 @@ class CommitLogRecoveryTest extends LeakCheck {
     }
 
     @Test
-    void recoveryLowersARecoveryOffsetBeyondTheValidEnd() throws Exception {
+    void recoveryMovesTheRecoveryOffsetToTheRecoveredEnd() throws Exception {
         TestLog log = logWith(50);
         checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
         long cut = log.recordOffsets.get(40);
@@ -203,6 +203,20 @@ class CommitLogRecoveryTest extends LeakCheck {
         RecoveryResult r = recover(log, true, new ArrayList<>());
         assertEquals(cut, r.maxOffset());
         assertEquals(cut, checkpoint.physicRecoveryOffset());
+        try (StoreCheckpoint persisted = StoreCheckpoint.open(dir.resolve("checkpoint"))) {
+            assertEquals(cut, persisted.physicRecoveryOffset());
+        }
+    }
+
+    @Test
+    void recordsLargerThanTodaysMaxMessageSizeSurvive() throws Exception {
+        TestLog log = logWith(40);   // bodies up to 3 KiB
+        checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
+        queue = new MappedFileQueue(log.dir, FILE_SIZE, null);
+        queue.load();
+        RecoveryResult r = new CommitLogRecovery(checkpoint, true, 100).recover(queue, true, c -> { });
+        assertEquals(log.writeOffset(), r.maxOffset());
+        assertEquals(40, r.recordsScanned());
     }
 
     @Test
