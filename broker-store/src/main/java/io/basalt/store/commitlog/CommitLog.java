@@ -88,6 +88,9 @@ public final class CommitLog {
     private final CommitRealTimeService commitRealTimeService;
     private final ExecutorService flushAckExecutor;
 
+    /** Flush thread only. */
+    private long lastCheckpointFlushMs;
+
     /** Written under the put lock (and by lifecycle methods holding it); read by anyone. */
     private volatile State state = State.NEW;
 
@@ -269,11 +272,25 @@ public final class CommitLog {
         }
     }
 
-    /** Remembers what is durable; the checkpoint file is written by its owner's flush and at shutdown. */
+    /**
+     * Runs on the flush thread after a force moved the flushed offset: records it as the recovery point
+     * and, at most every {@code flushCommitLogThoroughInterval} ms, writes the checkpoint file, so a
+     * crash recovery scans only the tail written since (not the whole log).
+     */
     private void onFlushed(long flushedOffset, long storeTimestampOrZero) {
         checkpoint.physicRecoveryOffset(flushedOffset);
         if (storeTimestampOrZero > 0) {
             checkpoint.physicMsgTimestamp(storeTimestampOrZero);
+        }
+        long now = clockMs.getAsLong();
+        if (now - lastCheckpointFlushMs >= config.flushCommitLogThoroughInterval()) {
+            lastCheckpointFlushMs = now;
+            try {
+                checkpoint.flush();
+            } catch (IOException e) {
+                // The log itself is durable; only a later crash recovery would scan further back.
+                LOG.warn("could not write the checkpoint {}: {}", checkpoint.file(), e.toString());
+            }
         }
     }
 
@@ -467,6 +484,15 @@ public final class CommitLog {
     /** Installs the replication wait that composes with the flush wait (HA); {@link ReplicaWait#NONE} removes it. */
     public void setReplicaWait(ReplicaWait wait) {
         this.replicaWait = wait == null ? ReplicaWait.NONE : wait;
+    }
+
+    /**
+     * The store's checkpoint, opened by {@link #open}. The store facade updates its ConsumeQueue and
+     * index fields through this instance (one writer object per file); the CommitLog writes it after
+     * flushes and at shutdown.
+     */
+    public StoreCheckpoint checkpoint() {
+        return checkpoint;
     }
 
     /** The per-queue offset counters (set from the consume queues at startup). */

@@ -71,12 +71,16 @@ class CommitLogTest {
             log.shutdown();
         }
         assertEquals(0, MappedFile.liveMappings(), "every mapping is released");
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            String name = t.getName();
-            assertFalse(t.isAlive() && (name.equals("GroupCommitService") || name.equals("FlushRealTimeService")
-                || name.equals("CommitRealTimeService") || name.equals("FlushDiskWatcher")
-                || name.equals("FlushAckThread")), "thread left behind: " + name);
-        }
+        // A pool thread may still be exiting right after its executor terminated.
+        await().atMost(WAIT).untilAsserted(() -> {
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                String name = t.getName();
+                assertFalse(t.isAlive() && (name.equals("GroupCommitService") || name.equals("FlushRealTimeService")
+                    || name.equals("CommitRealTimeService") || name.equals("FlushDiskWatcher")
+                    || name.equals("FlushAckThread") || name.equals("AllocateMappedFileService")),
+                    "thread left behind: " + name);
+            }
+        });
     }
 
     private StoreConfig.Builder config(FlushDiskType type) {
