@@ -230,6 +230,7 @@ class CommitLogTest {
         final FlushTarget delegate;
         volatile CountDownLatch hold;
         volatile IOException failure;
+        volatile IOException commitFailure;
         volatile boolean inForce;
 
         HookedFlushTarget(FlushTarget delegate) {
@@ -238,6 +239,10 @@ class CommitLogTest {
 
         @Override
         public long commit(int leastPages) throws IOException {
+            IOException e = commitFailure;
+            if (e != null && delegate.wroteOffset() > delegate.committedOffset()) {
+                throw e;
+            }
             return delegate.commit(leastPages);
         }
 
@@ -385,6 +390,22 @@ class CommitLogTest {
             failStopLog.detachAppender(logged);
         }
         assertTrue(Files.exists(dir.resolve("abort")), "a failed store does not claim a clean shutdown");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"SYNC_FLUSH", "ASYNC_FLUSH"})
+    void ioExceptionFromCommittingTheWriteBufferTurnsTheStoreReadOnly(FlushDiskType type) throws IOException {
+        CommitLog log = startHooked(config(type).transientStorePoolEnable(true).commitCommitLogLeastPages(0).build());
+        hooked.commitFailure = new IOException("No space left on device");
+        CompletableFuture<PutMessageResult> put = log.asyncPutMessage(message(0, 800));
+        if (type == FlushDiskType.SYNC_FLUSH) {
+            CompletionException e = assertThrows(CompletionException.class, put::join);
+            assertInstanceOf(StoreException.class, e.getCause());
+        }
+        await().atMost(WAIT).until(() -> !log.isWritable());
+        assertEquals(0, log.flushedOffset());
+        assertEquals(0, log.maxOffset(), "readers never see bytes that were not committed");
+        assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, put(log, message(0, 800)).status());
     }
 
     @Test
