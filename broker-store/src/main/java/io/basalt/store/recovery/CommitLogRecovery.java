@@ -77,14 +77,16 @@ public final class CommitLogRecovery {
         RecoveryResult result = scan(segments, crashed, onRecord);
         long end = result.maxOffset();
         forceScanned(segments, result.scanStartOffset(), end);
-        MappedFile last = files.lastFile();
-        boolean endInLastFile = last != null && end >= last.fileFromOffset();
-        if (endInLastFile && result.bytesDropped() == 0) {
-            // Nothing to cut: spare zeroing up to a whole file of zeros again.
-            int position = (int) (end - last.fileFromOffset());
-            last.setPositions(position, position, position);
-        } else if (last != null) {
+        MappedFile endFile = fileHolding(mapped, end);
+        if (result.bytesDropped() > 0) {
             files.truncateDirtyFiles(end);
+        } else if (endFile != null) {
+            // Only zeros beyond the end (the usual restart, with the next file preallocated): drop the
+            // later files but spare rewriting up to a whole file of zeros with zeros. Truncating at the
+            // file's last byte keeps the queue from treating the next file as the one holding the cut.
+            files.truncateDirtyFiles(endFile.fileFromOffset() + endFile.fileSize() - 1);
+            int position = (int) (end - endFile.fileFromOffset());
+            endFile.setPositions(position, position, position);
         }
         files.setCommittedWhere(end);
         files.setFlushedWhere(end);
@@ -92,6 +94,16 @@ public final class CommitLogRecovery {
         checkpoint.physicRecoveryOffset(end);
         checkpoint.flush();
         return result;
+    }
+
+    /** The file with {@code fileFromOffset <= offset < its end}, or null (offset at or past the last file's end). */
+    private static MappedFile fileHolding(List<MappedFile> files, long offset) {
+        for (MappedFile f : files) {
+            if (offset >= f.fileFromOffset() && offset < f.fileFromOffset() + f.fileSize()) {
+                return f;
+            }
+        }
+        return null;
     }
 
     /**
