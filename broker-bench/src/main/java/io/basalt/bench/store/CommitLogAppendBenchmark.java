@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -72,6 +73,8 @@ public class CommitLogAppendBenchmark {
     private final LongAdder[] byStatus = new LongAdder[PutMessageStatus.values().length];
     private long sectorsBefore;
     private long appendedBefore;
+    private long forcesBefore;
+    private long groupedBefore;
 
     /** One message per benchmark thread (the store fills in its offsets when it appends). */
     @State(Scope.Thread)
@@ -85,6 +88,22 @@ public class CommitLogAppendBenchmark {
             byte[] body = new byte[bench.recordSize - RECORD_OVERHEAD - TOPIC.length()];
             message = BrokerMessage.builder().topic(TOPIC).queueId(queueId).body(body)
                 .bornTimestamp(System.currentTimeMillis()).build();
+        }
+    }
+
+    /** Per-thread outcome counts, reported by JMH as rates next to the score ({@code append:putOk}). */
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    @State(Scope.Thread)
+    public static class Outcomes {
+        /** Acknowledged puts: the msgs/s to quote (the score also counts refused puts). */
+        public long putOk;
+        /** Puts answered with any other status (e.g. OS_PAGE_CACHE_BUSY when the disk falls behind). */
+        public long putRefused;
+
+        @Setup(Level.Iteration)
+        public void reset() {
+            putOk = 0;
+            putRefused = 0;
         }
     }
 
@@ -111,6 +130,8 @@ public class CommitLogAppendBenchmark {
     public void startIteration() {
         sectorsBefore = sectorsWritten();
         appendedBefore = appended.sum();
+        forcesBefore = commitLog.groupCommitForces();
+        groupedBefore = commitLog.groupCommitRequests();
     }
 
     /** Prints the device bytes written per acknowledged message during the iteration. */
@@ -126,9 +147,13 @@ public class CommitLogAppendBenchmark {
                     failures.append(' ').append(status).append('=').append(n);
                 }
             }
+            long forces = commitLog.groupCommitForces() - forcesBefore;
+            long grouped = commitLog.groupCommitRequests() - groupedBefore;
             System.out.printf("%n[store-bench] %s recordSize=%d: %d messages, device %.2f KiB written per message "
-                    + "(%d MiB in the iteration); not OK so far:%s%n", flushDiskType, recordSize, messages,
+                    + "(%d MiB in the iteration), %s; not OK so far:%s%n", flushDiskType, recordSize, messages,
                 sectors * 512.0 / 1024 / messages, sectors * 512 / (1024 * 1024),
+                forces == 0 ? "no group commit" : String.format("%.1f puts per force (%d forces)",
+                    (double) grouped / forces, forces),
                 failures.length() == 0 ? " none" : failures);
         }
     }
@@ -144,10 +169,13 @@ public class CommitLogAppendBenchmark {
     }
 
     @Benchmark
-    public PutMessageResult append(Producer producer) {
+    public PutMessageResult append(Producer producer, Outcomes outcomes) {
         PutMessageResult result = commitLog.asyncPutMessage(producer.message).join();
         if (result.status() == PutMessageStatus.PUT_OK) {
             appended.increment();
+            outcomes.putOk++;
+        } else {
+            outcomes.putRefused++;
         }
         byStatus[result.status().ordinal()].increment();
         return result;
