@@ -127,16 +127,6 @@ public final class CommitLogRecovery {
     }
 
     /**
-     * Recovers {@code files} as {@link #recover(MappedFileQueue, boolean, Consumer)} does, without a
-     * record listener; returns the recovered end offset.
-     */
-    public static long recover(MappedFileQueue files, StoreCheckpoint checkpoint, boolean crashed, boolean checkCrc)
-        throws IOException {
-        return new CommitLogRecovery(checkpoint, checkCrc, 0).recover(files, crashed, r -> { })
-            .maxOffset();
-    }
-
-    /**
      * Forces the files the scan read: records written before the crash may still sit in the page
      * cache only, and the recovered end is reported as flushed, so make it true before appending.
      */
