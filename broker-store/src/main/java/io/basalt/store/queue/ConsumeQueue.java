@@ -467,7 +467,7 @@ public final class ConsumeQueue {
             if (lastOffset >= commitLogMinOffset) {
                 break;
             }
-            files.remove(0);
+            files.remove(first);
             minLogicByteOffset = Math.max(minLogicByteOffset, first.fileFromOffset() + fileSize);
             first.delete();
             deleted++;
