@@ -21,8 +21,8 @@ public final class MessageRecordDecoder {
     /**
      * Validates the record at {@code buffer.position()}; the readable bytes end at {@code buffer.limit()}.
      * Checks length bounds, magic, that the field lengths add up to TOTALSIZE and, when
-     * {@code checkCrc}, the body CRC. An END_OF_FILE marker is reported with its length; the caller
-     * checks that it reaches the end of the file.
+     * {@code checkCrc}, the body CRC. An END_OF_FILE marker is reported with its length (only its
+     * 8-byte header has to be readable); the caller checks that it reaches the end of the file.
      */
     public RecordCheck check(ByteBuffer buffer, boolean checkCrc) {
         final int start = buffer.position();
@@ -34,7 +34,7 @@ public final class MessageRecordDecoder {
         final int totalSize = buffer.getInt(start);
         final int magic = buffer.getInt(start + RecordFormat.MAGIC_CODE_POSITION);
         if (magic == RecordFormat.BLANK_MAGIC_CODE) {
-            if (totalSize < RecordFormat.END_FILE_MIN_BLANK_LENGTH || totalSize > available) {
+            if (totalSize < RecordFormat.END_FILE_MIN_BLANK_LENGTH) {
                 return RecordCheck.corrupt("END_OF_FILE marker with bad length " + totalSize);
             }
             return RecordCheck.endOfFile(totalSize);

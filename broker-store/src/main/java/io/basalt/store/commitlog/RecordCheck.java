@@ -32,7 +32,8 @@ public record RecordCheck(Status status, int size, String reason, String topic, 
         return new RecordCheck(Status.END_OF_FILE, size, "end of file", null, 0, -1, -1, 0, 0, null, null, 0, 0);
     }
 
-    static RecordCheck corrupt(String reason) {
+    /** A CORRUPT result with this reason. */
+    public static RecordCheck corrupt(String reason) {
         return new RecordCheck(Status.CORRUPT, 0, reason, null, 0, -1, -1, 0, 0, null, null, 0, 0);
     }
 
