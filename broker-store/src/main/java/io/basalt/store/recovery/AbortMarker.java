@@ -19,7 +19,8 @@ public final class AbortMarker {
 
     private final Path file;
 
-    private AbortMarker(Path file) {
+    /** The marker at {@code file} (normally {@code <storePathRootDir>/abort}). */
+    public AbortMarker(Path file) {
         this.file = file;
     }
 

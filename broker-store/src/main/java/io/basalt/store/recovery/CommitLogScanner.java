@@ -126,7 +126,7 @@ final class CommitLogScanner {
         RecordCheck check = checkInWindow(position);
         if (check.status() == RecordCheck.Status.TRUNCATED && windowStart + windowLength < fileLength) {
             int totalSize = window.getInt((int) (position - windowStart));
-            if (totalSize > maxRecordLength) {
+            if (totalSize > Math.min(maxRecordLength, segment.fileSize())) {
                 return RecordCheck.corrupt("total size " + totalSize + " above the largest possible record "
                     + maxRecordLength);
             }

@@ -164,17 +164,27 @@ public final class StoreCheckpoint implements AutoCloseable {
         channel.force(false);
     }
 
-    /** Flushes and closes the file; idempotent. */
+    /**
+     * Flushes and closes the file; idempotent. A failed final flush is logged, not thrown: the file
+     * then keeps the previous flush, an older and therefore still safe recovery point.
+     */
     @Override
-    public synchronized void close() throws IOException {
+    public synchronized void close() {
         if (closed) {
             return;
         }
         try {
             flush();
+        } catch (IOException e) {
+            LOG.error("checkpoint {}: final flush failed, the previous checkpoint stays in force: {}", file,
+                e.toString());
         } finally {
             closed = true;
-            channel.close();
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.warn("checkpoint {}: close failed: {}", file, e.toString());
+            }
         }
     }
 
