@@ -515,6 +515,15 @@ public final class CommitLog {
         return fileSize;
     }
 
+    /**
+     * Retention: deletes, oldest first, files last modified at least {@code expiredMillis} ago (all but
+     * the newest when {@code cleanImmediately}); never the newest file and never one a reader holds.
+     * See {@link MappedFileQueue#deleteExpiredFilesByTime}. Returns the number of files deleted.
+     */
+    public int deleteExpiredFiles(long expiredMillis, long intervalMs, long destroyWaitMs, boolean cleanImmediately) {
+        return files.deleteExpiredFilesByTime(expiredMillis, intervalMs, destroyWaitMs, cleanImmediately);
+    }
+
     /** False once shut down or after a write failure (puts then get SERVICE_NOT_AVAILABLE). */
     public boolean isWritable() {
         return state == State.RUNNING && !failStop.failed();
