@@ -21,8 +21,10 @@ public final class TransientStorePool {
     private final int poolSize;
     private final int fileSize;
     private final ConcurrentLinkedDeque<ByteBuffer> available = new ConcurrentLinkedDeque<>();
+    /** Whether mlock worked; then every buffer is munlocked when freed (harmless for one it failed on). */
     private final boolean locked;
     private volatile boolean destroyed;
+    private volatile boolean lowWarned;
 
     /** Allocates (and mlocks) {@code poolSize} direct buffers of {@code fileSize} bytes. */
     public TransientStorePool(int poolSize, int fileSize) {
@@ -32,14 +34,14 @@ public final class TransientStorePool {
         }
         this.poolSize = poolSize;
         this.fileSize = fileSize;
-        boolean allLocked = true;
+        boolean anyLocked = false;
         for (int i = 0; i < poolSize; i++) {
             ByteBuffer buffer = ByteBuffer.allocateDirect(fileSize);
-            allLocked &= NativeIO.mlock(buffer, fileSize);
+            anyLocked |= NativeIO.mlock(buffer, fileSize);
             available.addLast(buffer);
         }
-        this.locked = allLocked;
-        LOG.info("TransientStorePool: {} buffers of {} bytes", poolSize, fileSize);
+        this.locked = anyLocked;
+        LOG.info("TransientStorePool: {} buffers of {} bytes{}", poolSize, fileSize, anyLocked ? ", mlocked" : "");
     }
 
     public int poolSize() {
@@ -60,7 +62,8 @@ public final class TransientStorePool {
             return null;
         }
         ByteBuffer buffer = available.pollFirst();
-        if (buffer != null && available.size() < poolSize * 0.4) {
+        if (buffer != null && isLow() && !lowWarned) {
+            lowWarned = true;
             LOG.warn("TransientStorePool is running low: {} of {} buffers free", available.size(), poolSize);
         }
         return buffer;
@@ -73,7 +76,13 @@ public final class TransientStorePool {
             free(buffer);
         } else {
             available.addFirst(buffer);
+            lowWarned = isLow();
         }
+    }
+
+    /** Fewer than 40 % of the buffers free (RocketMQ's threshold for its warning). */
+    private boolean isLow() {
+        return available.size() < poolSize * 0.4;
     }
 
     /**

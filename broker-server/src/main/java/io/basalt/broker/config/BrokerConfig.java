@@ -1,0 +1,109 @@
+package io.basalt.broker.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Broker-level settings: identity, network, topics, request thread pools, periodic work, metrics
+ * and the files beside the store. Immutable; obtained from {@link BrokerConfiguration#broker()}.
+ * Names are RocketMQ's ({@code BrokerConfig}, {@code NettyServerConfig}) except where noted.
+ */
+public final class BrokerConfig {
+
+    private final ConfigValues values;
+
+    BrokerConfig(ConfigValues values) {
+        this.values = values;
+    }
+
+    public String brokerClusterName() {
+        return values.get(ConfigKeys.BROKER_CLUSTER_NAME);
+    }
+
+    public String brokerName() {
+        return values.get(ConfigKeys.BROKER_NAME);
+    }
+
+    /** 0 for a master (whatever the file said), positive for a slave. */
+    public long brokerId() {
+        return values.get(ConfigKeys.BROKER_ID);
+    }
+
+    public BrokerRole brokerRole() {
+        return values.get(ConfigKeys.BROKER_ROLE);
+    }
+
+    /** Remoting port; 0 asks for a free one. */
+    public int listenPort() {
+        return values.get(ConfigKeys.LISTEN_PORT);
+    }
+
+    public String bindAddress() {
+        return values.get(ConfigKeys.BIND_ADDRESS);
+    }
+
+    /** The address advertised to clients and name servers. */
+    public String brokerIP1() {
+        return values.get(ConfigKeys.BROKER_IP1);
+    }
+
+    /** Name servers to register with; empty when the broker serves routes alone. */
+    public List<HostPort> namesrvAddr() {
+        return values.get(ConfigKeys.NAMESRV_ADDR);
+    }
+
+    public boolean autoCreateTopicEnable() {
+        return values.get(ConfigKeys.AUTO_CREATE_TOPIC_ENABLE);
+    }
+
+    public int defaultTopicQueueNums() {
+        return values.get(ConfigKeys.DEFAULT_TOPIC_QUEUE_NUMS);
+    }
+
+    public int sendMessageThreadPoolNums() {
+        return values.get(ConfigKeys.SEND_MESSAGE_THREAD_POOL_NUMS);
+    }
+
+    public int pullMessageThreadPoolNums() {
+        return values.get(ConfigKeys.PULL_MESSAGE_THREAD_POOL_NUMS);
+    }
+
+    public int sendThreadPoolQueueCapacity() {
+        return values.get(ConfigKeys.SEND_THREAD_POOL_QUEUE_CAPACITY);
+    }
+
+    public int pullThreadPoolQueueCapacity() {
+        return values.get(ConfigKeys.PULL_THREAD_POOL_QUEUE_CAPACITY);
+    }
+
+    public long waitTimeMillsInSendQueue() {
+        return values.get(ConfigKeys.WAIT_TIME_MILLS_IN_SEND_QUEUE);
+    }
+
+    public long waitTimeMillsInPullQueue() {
+        return values.get(ConfigKeys.WAIT_TIME_MILLS_IN_PULL_QUEUE);
+    }
+
+    public int flushConsumerOffsetInterval() {
+        return values.get(ConfigKeys.FLUSH_CONSUMER_OFFSET_INTERVAL);
+    }
+
+    public int registerNameServerPeriod() {
+        return values.get(ConfigKeys.REGISTER_NAME_SERVER_PERIOD);
+    }
+
+    /** Basalt's metrics endpoint port; 0 asks for a free one. */
+    public int metricsPort() {
+        return values.get(ConfigKeys.METRICS_PORT);
+    }
+
+    /** Basalt: directory of broker.log, store.log, remoting.log, stats.log (absolute). */
+    public Path logsDir() {
+        return values.get(ConfigKeys.LOGS_DIR);
+    }
+
+    /** Basalt: where a running broker writes its process id and {@code stop} reads it (absolute). */
+    public Path pidFile() {
+        return values.get(ConfigKeys.PID_FILE);
+    }
+}

@@ -1,0 +1,195 @@
+package io.basalt.broker.config;
+
+import io.basalt.broker.config.ConfigKey.Section;
+import io.basalt.broker.config.ConfigResolver.Resolution;
+import io.basalt.broker.config.ConfigResolver.Setting;
+import io.basalt.broker.config.ConfigValues.Source;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's configuration, read once at start-up from {@code broker.conf} and the command line,
+ * validated, and immutable afterwards. Values come from, in increasing priority: the defaults of
+ * the key table, the file, the command-line {@code --key=value} overrides.
+ *
+ * <pre>{@code
+ * BrokerConfiguration config = BrokerConfiguration.load(Path.of("conf/broker.conf"), Map.of("listenPort", "10921"));
+ * log.info(config.effectiveConfiguration());
+ * int port = config.broker().listenPort();
+ * }</pre>
+ *
+ * <p>Thread-safe: every part is immutable.
+ */
+public final class BrokerConfiguration {
+
+    /** What {@code -c} defaults to, relative to the working directory. */
+    public static final Path DEFAULT_FILE = Path.of("conf", "broker.conf");
+
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerConfiguration.class);
+
+    private final Optional<Path> file;
+    private final int overrideCount;
+    private final ConfigValues values;
+    private final List<String> warnings;
+    private final Set<String> ignoredKeys;
+    private final BrokerConfig broker;
+    private final StoreSettings store;
+    private final HaSettings ha;
+
+    private BrokerConfiguration(Optional<Path> file, int overrideCount, Resolution resolution) {
+        this.file = file;
+        this.overrideCount = overrideCount;
+        this.values = resolution.values();
+        this.warnings = resolution.warnings();
+        this.ignoredKeys = resolution.ignoredKeys();
+        this.broker = new BrokerConfig(values);
+        this.store = new StoreSettings(values);
+        this.ha = new HaSettings(values);
+    }
+
+    /**
+     * Reads {@code file} (a Java properties file, ISO-8859-1 as RocketMQ reads it) and applies
+     * {@code overrides} (property name → value, from {@code --key=value}) on top. Logs one WARN per
+     * RocketMQ key that Basalt ignores and per value it corrected.
+     *
+     * @throws ConfigException listing every problem: an unreadable file, unknown keys (with the
+     *                         closest valid name), bad values (with what is allowed), contradictions
+     */
+    public static BrokerConfiguration load(Path file, Map<String, String> overrides) throws ConfigException {
+        return load(file, overrides, ConfigEnvironment.system());
+    }
+
+    /**
+     * Builds the configuration from properties alone, without a file (for embedding and tests);
+     * the properties are validated exactly as a file's.
+     */
+    public static BrokerConfiguration of(Map<String, String> properties) throws ConfigException {
+        return of(properties, ConfigEnvironment.system());
+    }
+
+    static BrokerConfiguration load(Path file, Map<String, String> overrides, ConfigEnvironment environment)
+        throws ConfigException {
+        List<Setting> settings = new ArrayList<>();
+        String origin = file.toString();
+        readFile(file).forEach((key, value) -> settings.add(new Setting(key, value, Source.FILE, origin)));
+        overrides.forEach((key, value) -> settings.add(new Setting(key, value, Source.COMMAND_LINE, "command line")));
+        return resolve(Optional.of(file), overrides.size(), settings, environment);
+    }
+
+    static BrokerConfiguration of(Map<String, String> properties, ConfigEnvironment environment) throws ConfigException {
+        List<Setting> settings = new ArrayList<>();
+        properties.forEach((key, value) -> settings.add(new Setting(key, value, Source.PROPERTIES, "properties")));
+        return resolve(Optional.empty(), properties.size(), settings, environment);
+    }
+
+    private static BrokerConfiguration resolve(Optional<Path> file, int overrideCount, List<Setting> settings,
+                                               ConfigEnvironment environment) throws ConfigException {
+        Resolution resolution = new ConfigResolver(environment).resolve(settings);
+        resolution.warnings().forEach(warning -> LOG.warn("{}", warning));
+        return new BrokerConfiguration(file, overrideCount, resolution);
+    }
+
+    /** The file's entries in file order (a later duplicate replaces an earlier one, as in RocketMQ). */
+    private static Map<String, String> readFile(Path file) throws ConfigException {
+        Map<String, String> entries = new LinkedHashMap<>();
+        Properties properties = new Properties() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public synchronized Object put(Object key, Object value) {
+                entries.remove((String) key);
+                entries.put((String) key, (String) value);
+                return super.put(key, value);
+            }
+        };
+        try (InputStream in = Files.newInputStream(file)) {
+            properties.load(in);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException(file + ": no such file (choose one with -c FILE)");
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ConfigException(file + ": cannot be read (" + e + ")");
+        }
+        return entries;
+    }
+
+    public BrokerConfig broker() {
+        return broker;
+    }
+
+    public StoreSettings store() {
+        return store;
+    }
+
+    public HaSettings ha() {
+        return ha;
+    }
+
+    /** The file this configuration was read from; empty when built from properties alone. */
+    public Optional<Path> file() {
+        return file;
+    }
+
+    /** What was accepted but not used or corrected, one line each (also logged at WARN by load). */
+    public List<String> warnings() {
+        return warnings;
+    }
+
+    /** RocketMQ keys the file or command line set that Basalt does not implement. */
+    public Set<String> ignoredKeys() {
+        return ignoredKeys;
+    }
+
+    /** Every Basalt key with its effective value, as file text, in table order. */
+    public Map<String, String> asProperties() {
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (ConfigKey<?> key : ConfigKeys.ALL) {
+            properties.put(key.name(), values.text(key));
+        }
+        return properties;
+    }
+
+    /**
+     * The start-up print: every key grouped by section with its effective value and where the value
+     * came from, then the ignored RocketMQ keys.
+     */
+    public String effectiveConfiguration() {
+        String nl = System.lineSeparator();
+        StringBuilder text = new StringBuilder("Effective configuration (")
+            .append(file.map(path -> "file " + path.toAbsolutePath().normalize()).orElse("no file"))
+            .append(", ").append(overrideCount).append(overrideCount == 1 ? " override" : " overrides").append("):");
+        int width = ConfigKeys.ALL.stream().mapToInt(key -> key.name().length()).max().orElse(0);
+        for (Section section : Section.values()) {
+            text.append(nl).append("[").append(section.title()).append("]");
+            for (ConfigKey<?> key : ConfigKeys.ALL) {
+                if (key.section() != section) {
+                    continue;
+                }
+                String value = values.text(key);
+                text.append(nl).append("  ").append(key.name()).append(" ".repeat(width - key.name().length()))
+                    .append(" = ").append(value.isEmpty() ? "<none>" : value)
+                    .append("  (").append(values.source(key).label()).append(")");
+            }
+        }
+        if (!ignoredKeys.isEmpty()) {
+            text.append(nl).append("[ignored RocketMQ keys]").append(nl).append("  ").append(String.join(", ", ignoredKeys));
+        }
+        return text.toString();
+    }
+
+    @Override
+    public String toString() {
+        return effectiveConfiguration();
+    }
+}
