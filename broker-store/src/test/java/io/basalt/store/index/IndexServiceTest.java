@@ -193,6 +193,26 @@ class IndexServiceTest {
     }
 
     @Test
+    void onlyTheFileTakingKeysStaysMappedAndCloseUnmapsIt() throws IOException {
+        Path maps = Path.of("/proc/self/maps");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(maps), "needs /proc/self/maps");
+        open(4, 3); // 2 keys per file
+        for (int i = 0; i < 5; i++) {
+            index.buildIndex(msg("T", i * 100L, T0 + i, "k", null));
+        }
+        index.flush();
+        List<String> names = fileNames();
+        assertEquals(3, names.size());
+        String mapped = Files.readString(maps);
+        assertTrue(!mapped.contains(names.get(0)) && !mapped.contains(names.get(1)), "full files are unmapped after flush");
+        assertTrue(mapped.contains(names.get(2)), "the file taking keys is mapped");
+        assertEquals(List.of(400L, 300L, 200L, 100L, 0L), query("T", "k"));
+        index.close();
+        index = null;
+        assertTrue(!Files.readString(maps).contains(dir.resolve("index").toString()), "close unmaps everything");
+    }
+
+    @Test
     void defaultsAreRocketMqs() {
         assertEquals(420_000_040L, IndexFile.fileSize(IndexService.DEFAULT_HASH_SLOT_NUM, IndexService.DEFAULT_INDEX_NUM));
         assertEquals(0, IndexFile.keyHash(minValueHashString()));
