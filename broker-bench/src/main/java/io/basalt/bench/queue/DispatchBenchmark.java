@@ -62,10 +62,22 @@ public class DispatchBenchmark {
         }
     }
 
+    /** One entry written and published on its own (one pwrite). */
     @Benchmark
     public ConsumeQueue.PutResult consumeQueueEntry() throws IOException {
         long i = next++;
         return queue.put(i * 300, 300, 0, i);
+    }
+
+    /** As the dispatcher does: entries appended, committed (one pwrite) every 64. */
+    @Benchmark
+    public ConsumeQueue.PutResult consumeQueueEntryCommittedBy64() throws IOException {
+        long i = next++;
+        ConsumeQueue.PutResult r = queue.append(i * 300, 300, 0, i);
+        if ((i & 63) == 63) {
+            queue.commit();
+        }
+        return r;
     }
 
     @Benchmark

@@ -81,6 +81,31 @@ class ConsumeQueueTest {
     }
 
     @Test
+    void appendedEntriesBecomeVisibleOnCommitOrAtAFileBoundary() throws IOException {
+        ConsumeQueue q = open();
+        for (long i = 0; i < 3; i++) {
+            assertEquals(ConsumeQueue.PutResult.APPENDED, q.append(physical(i), 100, 0, i));
+        }
+        assertEquals(0, q.maxOffset());
+        assertNull(q.entry(0));
+        assertEquals(3, q.writeOffset());
+        assertEquals(ConsumeQueue.PutResult.DUPLICATE, q.append(physical(2), 100, 0, 2));
+        q.commit();
+        assertEquals(3, q.maxOffset());
+        assertEquals(physical(2) + 100, q.maxPhysicOffset());
+
+        for (long i = 3; i < 15; i++) {
+            q.append(physical(i), 100, 0, i);
+        }
+        assertEquals(10, q.maxOffset(), "entries of a full file are written before the next file's");
+        q.commit();
+        assertEquals(15, q.maxOffset());
+        for (long i = 0; i < 15; i++) {
+            assertEquals(physical(i), q.entry(i).commitLogOffset());
+        }
+    }
+
+    @Test
     void onDiskBytesAreRocketMqEntries() throws IOException {
         ConsumeQueue q = open();
         q.put(4096, 321, 0xABCDL, 0);
