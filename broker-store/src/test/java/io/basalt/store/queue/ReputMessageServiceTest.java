@@ -15,12 +15,13 @@ import java.util.List;
 
 import io.basalt.store.index.IndexService;
 
+import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ReputMessageServiceTest {
+class ReputMessageServiceTest extends LeakCheck {
     @TempDir
     Path dir;
     private ConsumeQueueStore queues;
