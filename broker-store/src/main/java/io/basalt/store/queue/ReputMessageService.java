@@ -35,8 +35,10 @@ import org.slf4j.LoggerFactory;
  * and re-dispatches from there (other queues skip what they already hold). Only if those records are
  * no longer in the CommitLog are the missing entries filled with placeholders.
  *
- * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread); it is
- * woken by {@link #wakeup()} after every append and flush, and polls every {@code idleWaitMs} otherwise.
+ * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread). The
+ * MessageStore wakes it ({@link #wakeup()}) after every append (after every commit with a transient
+ * store pool); otherwise it polls every {@code idleWaitMs} (1 ms by default, as RocketMQ's reput
+ * loop), which bounds the delay under SYNC_FLUSH, where the flushed offset moves without a wakeup.
  */
 public final class ReputMessageService extends ServiceThread {
     private static final Logger LOG = LoggerFactory.getLogger(ReputMessageService.class);
