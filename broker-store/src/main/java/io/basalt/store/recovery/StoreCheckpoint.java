@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p>Torn writes: each {@link #flush()} writes the whole 4 KiB image and forces it. The two slots
  * live in different 512-byte sectors and are written alternately, so a torn write can spoil at
  * most the slot being written; {@link #open} picks the valid slot with the higher sequence. With no
- * valid slot (a RocketMQ-written or fully torn file) the RocketMQ fields are used and the recovery
- * offset is unknown (-1), which makes recovery fall back to timestamps. Start-up never fails on it.
+ * valid slot (a RocketMQ-written or fully torn file), or when the RocketMQ fields no longer match the
+ * slot (RocketMQ ran on the store since), the RocketMQ fields are used and the recovery offset is
+ * unknown (-1), which makes recovery fall back to timestamps. Start-up never fails on it.
  *
  * <p>Setters may be called from any thread (volatile); {@code flush} is synchronized.
  */
@@ -62,6 +63,8 @@ public final class StoreCheckpoint implements AutoCloseable {
     private volatile long physicRecoveryOffset = -1;
     private long sequence;
     private boolean closed;
+    /** The values the last flush wrote: physicMsg, logicsMsg, indexMsg, masterFlushed, confirmPhy, recovery. */
+    private final long[] flushed = new long[6];
 
     private StoreCheckpoint(Path file, FileChannel channel) {
         this.file = file;
@@ -115,6 +118,19 @@ public final class StoreCheckpoint implements AutoCloseable {
             return;
         }
         sequence = bestSeq;
+        for (int i = 0; i < 5; i++) {
+            if (image.getLong(best + 8 + 8 * i) != image.getLong(8 * i)) {
+                // RocketMQ (which writes only the first 40 bytes) ran on this store after Basalt, or a
+                // page write was torn: the offset in the slot may no longer describe the log.
+                LOG.warn("checkpoint {}: RocketMQ fields differ from Basalt's last write; recovery offset unknown, "
+                    + "using timestamps physicMsgTimestamp={} logicsMsgTimestamp={}", file, physicMsgTimestamp,
+                    logicsMsgTimestamp);
+                return;
+            }
+        }
+        for (int i = 0; i < 6; i++) {
+            flushed[i] = image.getLong(best + 8 + 8 * i);
+        }
         physicMsgTimestamp = image.getLong(best + 8);
         logicsMsgTimestamp = image.getLong(best + 16);
         indexMsgTimestamp = image.getLong(best + 24);
@@ -162,6 +178,20 @@ public final class StoreCheckpoint implements AutoCloseable {
             channel.write(out, out.position());
         }
         channel.force(false);
+        for (int i = 0; i < 6; i++) {
+            flushed[i] = image.getLong(slot + 8 + 8 * i);
+        }
+    }
+
+    /** Flushes only if a value changed since the last flush; returns whether it flushed. */
+    public synchronized boolean flushIfChanged() throws IOException {
+        if (physicMsgTimestamp == flushed[0] && logicsMsgTimestamp == flushed[1] && indexMsgTimestamp == flushed[2]
+            && masterFlushedOffset == flushed[3] && confirmPhyOffset == flushed[4]
+            && physicRecoveryOffset == flushed[5]) {
+            return false;
+        }
+        flush();
+        return true;
     }
 
     /**

@@ -217,6 +217,31 @@ class MessageRecordCodecTest {
     }
 
     @Test
+    void encodingAllocatesNothing() throws Exception {
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
+        org.junit.jupiter.api.Assumptions.assumeTrue(threads.isThreadAllocatedMemoryEnabled());
+        BrokerMessage m = message("AllocTopic", new byte[512], "10.0.0.1", "fe80::2");
+        List<BrokerMessage> batch = List.of(m, m, m);
+        ByteBuffer target = ByteBuffer.allocateDirect(1 << 20);
+        long id = Thread.currentThread().getId();
+        for (int round = 0; round < 3; round++) {
+            long before = threads.getThreadAllocatedBytes(id);
+            for (int i = 0; i < 10_000; i++) {
+                target.clear();
+                encoder.encode(m, i, i, i, target);
+                encoder.encodeBatch(batch, i, i, i, target);
+            }
+            long allocated = threads.getThreadAllocatedBytes(id) - before;
+            if (allocated < 1024) {
+                return;
+            }
+        }
+        throw new AssertionError("encoding 40,000 records allocated on the heap");
+    }
+
+    @Test
     void offsetMessageIdRoundTrips() throws Exception {
         InetSocketAddress v4 = new InetSocketAddress(InetAddress.getByName("10.11.12.13"), 10911);
         String id = OffsetMessageId.encode(v4, 0x0102030405060708L);
@@ -226,6 +251,8 @@ class MessageRecordCodecTest {
         assertEquals(new OffsetMessageId(v6, 5), OffsetMessageId.decode(OffsetMessageId.encode(v6, 5)));
         assertThrows(IllegalArgumentException.class, () -> OffsetMessageId.decode("1234"));
         assertThrows(IllegalArgumentException.class, () -> OffsetMessageId.decode("ZZ" + id.substring(2)));
+        assertEquals(new OffsetMessageId(v4, 0x0102030405060708L), OffsetMessageId.decode(id.toLowerCase()));
+        assertThrows(IllegalArgumentException.class, () -> OffsetMessageId.decode("\u0663" + id.substring(1)));
     }
 
     private static ByteBuffer copy(ByteBuffer src, int len) {

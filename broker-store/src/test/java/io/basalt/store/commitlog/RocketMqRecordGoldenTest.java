@@ -116,6 +116,69 @@ class RocketMqRecordGoldenTest {
         assertArrayEquals(record, out.array());
     }
 
+    @org.junit.jupiter.api.Test
+    void rocketMqBatchBodySplitsIntoRecordsRocketMqDecodes() throws Exception {
+        java.util.List<org.apache.rocketmq.common.message.Message> msgs = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            org.apache.rocketmq.common.message.Message m = new org.apache.rocketmq.common.message.Message(
+                "BatchTopic", "tag" + i, "key" + i, ("body" + i).getBytes(StandardCharsets.UTF_8));
+            m.setFlag(i);
+            msgs.add(m);
+        }
+        byte[] body = MessageDecoder.encodeMessages(msgs);
+        InetSocketAddress host = new InetSocketAddress(InetAddress.getByName("10.0.0.5"), 10911);
+        java.util.List<BrokerMessage> batch = MessageBatchDecoder.decode(ByteBuffer.wrap(body), "WAIT\u0001true\u0002",
+            b -> b.topic("BatchTopic").queueId(1).bornHost(host).storeHost(host).bornTimestamp(5));
+        assertEquals(3, batch.size());
+        ByteBuffer buf = ByteBuffer.allocate(MessageRecordEncoder.batchLength(batch));
+        new MessageRecordEncoder().encodeBatch(batch, 1000, 10, 6, buf);
+        buf.flip();
+        java.util.List<MessageExt> decoded = MessageDecoder.decodes(buf);
+        assertEquals(3, decoded.size());
+        for (int i = 0; i < 3; i++) {
+            MessageExt ext = decoded.get(i);
+            assertEquals("body" + i, new String(ext.getBody(), StandardCharsets.UTF_8));
+            assertEquals("tag" + i, ext.getTags());
+            assertEquals("key" + i, ext.getKeys());
+            assertEquals("true", ext.getProperty("WAIT"));
+            assertEquals(i, ext.getFlag());
+            assertEquals(10 + i, ext.getQueueOffset());
+            assertEquals(org.apache.rocketmq.common.UtilAll.crc32(ext.getBody()), ext.getBodyCRC());
+        }
+        assertEquals(1000 + decoded.get(0).getStoreSize(), decoded.get(1).getCommitLogOffset());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> MessageBatchDecoder.decode(
+            ByteBuffer.wrap(java.util.Arrays.copyOf(body, body.length - 3)), "", b -> b.topic("T")));
+    }
+
+    @org.junit.jupiter.api.Test
+    void v2RecordWithLongTopicIsReadLikeRocketMqReadsIt() throws Exception {
+        String topic = "t".repeat(200);
+        BrokerMessage m = MessageRecordCodecTest.message("x", "v2 body".getBytes(StandardCharsets.UTF_8), "10.0.0.1",
+            "10.0.0.2");
+        ByteBuffer v1 = ByteBuffer.allocate(1024);
+        int v1Length = new MessageRecordEncoder().encode(m, 64, 3, 9, v1);
+        // Rebuild as V2: same fields, 2-byte topic length, a 200-byte topic.
+        int topicLengthPos = v1Length - 2 - m.propertiesLength() - 1 - 1;
+        byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer v2 = ByteBuffer.allocate(v1Length + 1 + topicBytes.length - 1);
+        v2.put(v1.array(), 0, topicLengthPos).putShort((short) topicBytes.length).put(topicBytes)
+            .putShort((short) m.propertiesLength()).put(m.propertiesString().getBytes(StandardCharsets.UTF_8));
+        v2.putInt(0, v2.capacity()).putInt(RecordFormat.MAGIC_CODE_POSITION, RecordFormat.MESSAGE_MAGIC_CODE_V2);
+        v2.flip();
+
+        RecordCheck check = new MessageRecordDecoder().check(v2, true);
+        assertTrue(check.isOk(), check.reason());
+        assertEquals(topic, check.topic());
+        StoredMessage s = MessageRecordDecoder.decode(v2.duplicate());
+        assertEquals(RecordFormat.MESSAGE_MAGIC_CODE_V2, s.magicCode());
+        assertEquals(topic, s.topic());
+        MessageExt ext = MessageDecoder.decode(v2.duplicate(), true, true, false, false, true);
+        assertNotNull(ext);
+        assertEquals(topic, ext.getTopic());
+        assertArrayEquals(s.body(), ext.getBody());
+        assertEquals(check.tagsCode(), MessageExtBrokerInner.tagsString2tagsCode(ext.getTags()));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({"10.20.30.40", "2001:db8::99"})
     void offsetMessageIdMatchesRocketMq(String host) throws Exception {
