@@ -29,8 +29,11 @@ import io.basalt.store.mappedfile.MappedFileQueue;
  *       file whose first record is older than the checkpoint's timestamps), and then to the first file.</li>
  * </ul>
  * Every record from the scan start is checked (length, magic, field lengths, body CRC, physical
- * offset field) and handed to the listener (the ConsumeQueue dispatcher); the first invalid one ends
- * the log. The bytes beyond are counted and logged.
+ * offset field, and the record CRC property when present; it is required from the checkpoint's
+ * {@link StoreCheckpoint#recordCrcFromOffset() recordCrcFromOffset} on, where the store began
+ * appending records with it)
+ * and handed to the listener (the ConsumeQueue dispatcher); the first invalid one ends the log. The
+ * bytes beyond are counted and logged.
  *
  * <p>Runs once, on the start-up thread, before any append.
  */
@@ -43,16 +46,27 @@ public final class CommitLogRecovery {
     private final StoreCheckpoint checkpoint;
     private final boolean checkCrc;
     private final int windowSize;
+    private final boolean appendRecordCrc;
+
+    /** A recovery for a store that appends without the record CRC property (RocketMQ's default format). */
+    public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize) {
+        this(checkpoint, checkCrc, maxMessageSize, false);
+    }
 
     /**
-     * @param checkpoint     the store's checkpoint (read for the recovery point)
-     * @param checkCrc       verify body CRCs (RocketMQ's checkCRCOnRecover, default true)
-     * @param maxMessageSize the store's maxMessageSize, to size the read window so that a record
-     *                       normally fits; larger records (from an earlier, larger setting) are read too
+     * @param checkpoint      the store's checkpoint (read for the recovery point)
+     * @param checkCrc        verify CRCs (RocketMQ's checkCRCOnRecover, default true)
+     * @param maxMessageSize  the store's maxMessageSize, to size the read window so that a record
+     *                        normally fits; larger records (from an earlier, larger setting) are read too
+     * @param appendRecordCrc whether the store will append records with the record CRC property
+     *                        ({@link io.basalt.store.commitlog.BrokerMessage.Builder#recordCrc}); recovery
+     *                        records it in the checkpoint, and the next recovery requires the CRC there
      */
-    public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize) {
+    public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize,
+                             boolean appendRecordCrc) {
         this.checkpoint = checkpoint;
         this.checkCrc = checkCrc;
+        this.appendRecordCrc = appendRecordCrc;
         this.windowSize = (int) Math.min(Integer.MAX_VALUE - 8, (long) maxMessageSize + RecordFormat.NON_BODY_RESERVE);
     }
 
@@ -92,6 +106,12 @@ public final class CommitLogRecovery {
         files.setFlushedWhere(end);
         // Everything up to the end was just forced: the next crash can start its scan there.
         checkpoint.physicRecoveryOffset(end);
+        if (!appendRecordCrc) {
+            checkpoint.recordCrcFromOffset(-1);
+        } else if (checkpoint.recordCrcFromOffset() < 0 || checkpoint.recordCrcFromOffset() > end) {
+            // Every record appended from here on carries the record CRC: require it there next time.
+            checkpoint.recordCrcFromOffset(end);
+        }
         checkpoint.flush();
         return result;
     }
@@ -138,7 +158,9 @@ public final class CommitLogRecovery {
         }
         int startIndex = crash ? crashStartIndex(segments) : Math.max(0, segments.size() - NORMAL_RECOVERY_FILES);
         long start = segments.get(startIndex).fileFromOffset();
-        CommitLogScanner.ScanResult r = new CommitLogScanner(checkCrc, windowSize).scan(segments, start, onRecord);
+        long recordCrcFrom = checkpoint.recordCrcFromOffset() >= 0 ? checkpoint.recordCrcFromOffset() : Long.MAX_VALUE;
+        CommitLogScanner.ScanResult r = new CommitLogScanner(checkCrc, windowSize, recordCrcFrom)
+            .scan(segments, start, onRecord);
         RecoveryResult result = new RecoveryResult(crash, start, r.endOffset(), r.recordsScanned(), r.bytesDropped(),
             r.stopReason());
         report(result);

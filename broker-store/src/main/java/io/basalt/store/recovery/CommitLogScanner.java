@@ -42,17 +42,21 @@ final class CommitLogScanner {
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private final boolean checkCrc;
     private final int windowSize;
+    private final long recordCrcFromOffset;
     private ByteBuffer window;
     private long windowStart;
     private int windowLength;
 
     /**
-     * @param windowSize bytes read at a time; a record larger than that (up to a whole file) is still
-     *                   read, by growing the window for it
+     * @param windowSize          bytes read at a time; a record larger than that (up to a whole file)
+     *                            is still read, by growing the window for it
+     * @param recordCrcFromOffset records from this offset on must carry the record CRC property
+     *                            (Long.MAX_VALUE: none must)
      */
-    CommitLogScanner(boolean checkCrc, int windowSize) {
+    CommitLogScanner(boolean checkCrc, int windowSize, long recordCrcFromOffset) {
         this.checkCrc = checkCrc;
         this.windowSize = Math.max(WINDOW, windowSize);
+        this.recordCrcFromOffset = recordCrcFromOffset;
     }
 
     /**
@@ -136,22 +140,23 @@ final class CommitLogScanner {
     /** Checks the record at {@code position}, loading the window so the whole record is in it when possible. */
     private RecordCheck checkAt(FileChannel ch, Segment segment, long fileLength, int position) throws IOException {
         ensureWindow(ch, fileLength, position, RecordFormat.END_FILE_MIN_BLANK_LENGTH);
-        RecordCheck check = checkInWindow(position);
+        boolean requireRecordCrc = segment.fileFromOffset() + position >= recordCrcFromOffset;
+        RecordCheck check = checkInWindow(position, requireRecordCrc);
         if (check.status() == RecordCheck.Status.TRUNCATED && windowStart + windowLength < fileLength) {
             int totalSize = window.getInt((int) (position - windowStart));
             if (totalSize > segment.fileSize() - RecordFormat.END_FILE_MIN_BLANK_LENGTH) {
                 return RecordCheck.corrupt("total size " + totalSize + " larger than a file can hold");
             }
             ensureWindow(ch, fileLength, position, totalSize);
-            check = checkInWindow(position);
+            check = checkInWindow(position, requireRecordCrc);
         }
         return check;
     }
 
-    private RecordCheck checkInWindow(int position) {
+    private RecordCheck checkInWindow(int position, boolean requireRecordCrc) {
         ByteBuffer view = window.duplicate();
         view.limit(windowLength).position((int) (position - windowStart));
-        return decoder.check(view, checkCrc);
+        return decoder.check(view, checkCrc, requireRecordCrc);
     }
 
     /** Makes {@code [position, position + needed)} (clipped to the file) readable in the window. */

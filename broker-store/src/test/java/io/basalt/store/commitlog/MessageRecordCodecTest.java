@@ -29,7 +29,7 @@ class MessageRecordCodecTest {
             .bornTimestamp(1_700_000_000_000L)
             .bornHost(new InetSocketAddress(InetAddress.getByName(bornHost), 50123))
             .storeHost(new InetSocketAddress(InetAddress.getByName(storeHost), 10911))
-            .reconsumeTimes(2).preparedTransactionOffset(77).build();
+            .reconsumeTimes(2).preparedTransactionOffset(77).recordCrc(true).build();
     }
 
     @Test
@@ -106,6 +106,26 @@ class MessageRecordCodecTest {
             buf.position(buf.position() + c.size());
         }
         assertEquals(total, buf.position());
+    }
+
+    @Test
+    void recordCrcIsOptionalAndAddsTwentyBytes() throws Exception {
+        BrokerMessage.Builder b = BrokerMessage.builder().topic("T").body(new byte[7]).propertiesString("A\u0001b");
+        BrokerMessage plain = b.build();
+        BrokerMessage withCrc = b.recordCrc(true).build();
+        assertEquals(RecordFormat.recordLength(0, 7, 1, 3), plain.recordLength(), "RocketMQ's default format");
+        assertEquals(plain.recordLength() + 1 + RecordFormat.RECORD_CRC_LENGTH, withCrc.recordLength(),
+            "the missing final separator is added before the CRC property");
+        ByteBuffer buf = ByteBuffer.allocate(256);
+        encoder.encode(withCrc, 0, 0, 1, buf);
+        buf.flip();
+        assertTrue(decoder.check(buf, true, true).isOk());
+        assertEquals("b", MessageRecordDecoder.decode(buf.duplicate()).property("A"));
+        ByteBuffer plainBuf = ByteBuffer.allocate(256);
+        encoder.encode(plain, 0, 0, 1, plainBuf);
+        plainBuf.flip();
+        assertTrue(decoder.check(plainBuf, true).isOk());
+        assertEquals(RecordCheck.Status.CORRUPT, decoder.check(plainBuf, true, true).status());
     }
 
     @Test

@@ -53,6 +53,16 @@ class RocketMqRecordGoldenTest {
         assertEquals("k1 k2", ext.getKeys());
         assertEquals(MessageExtBrokerInner.tagsString2tagsCode(ext.getTags()), m.tagsCode());
         assertEquals(ext.getMsgId(), m.offsetMsgId(), "offset msg id");
+        // The record CRC property as RocketMQ's forceVerifyPropCRC reads it: digits least significant
+        // first, over the record without its last RECORD_CRC_LENGTH bytes.
+        String digits = ext.getProperty(RecordFormat.RECORD_CRC_PROPERTY);
+        assertEquals(10, digits.length());
+        int expected = 0;
+        for (int i = digits.length() - 1; i >= 0; i--) {
+            expected = expected * 10 + (digits.charAt(i) - '0');
+        }
+        ByteBuffer covered = buf.duplicate().position(0).limit(m.recordLength() - RecordFormat.RECORD_CRC_LENGTH);
+        assertEquals(org.apache.rocketmq.common.UtilAll.crc32(covered), expected);
     }
 
     @ParameterizedTest(name = "born {0}, store {1}")
@@ -105,6 +115,10 @@ class RocketMqRecordGoldenTest {
         assertEquals(3, s.preparedTransactionOffset());
         assertArrayEquals(body, s.body());
         assertEquals(Map.of("TAGS", "TagX", "KEYS", "key"), s.propertyMap());
+
+        // A RocketMQ record (no record CRC property) is refused where Basalt requires that CRC.
+        assertEquals(RecordCheck.Status.CORRUPT,
+            new MessageRecordDecoder().check(ByteBuffer.wrap(record), true, true).status());
 
         // Re-encoding the decoded message with Basalt gives RocketMQ's bytes back.
         BrokerMessage again = BrokerMessage.builder().topic(s.topic()).queueId(s.queueId()).flag(s.flag())
@@ -160,9 +174,10 @@ class RocketMqRecordGoldenTest {
         // Rebuild as V2: same fields, 2-byte topic length, a 200-byte topic.
         int topicLengthPos = v1Length - 2 - m.propertiesLength() - 1 - 1;
         byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer v2 = ByteBuffer.allocate(v1Length + 1 + topicBytes.length - 1);
+        byte[] properties = m.propertiesString().getBytes(StandardCharsets.UTF_8);   // as RocketMQ stores them
+        ByteBuffer v2 = ByteBuffer.allocate(topicLengthPos + 2 + topicBytes.length + 2 + properties.length);
         v2.put(v1.array(), 0, topicLengthPos).putShort((short) topicBytes.length).put(topicBytes)
-            .putShort((short) m.propertiesLength()).put(m.propertiesString().getBytes(StandardCharsets.UTF_8));
+            .putShort((short) properties.length).put(properties);
         v2.putInt(0, v2.capacity()).putInt(RecordFormat.MAGIC_CODE_POSITION, RecordFormat.MESSAGE_MAGIC_CODE_V2);
         v2.flip();
 

@@ -241,6 +241,32 @@ class CommitLogRecoveryTest extends LeakCheck {
     }
 
     @Test
+    void recordCrcIsRequiredFromWhereBasaltBeganWriting() throws Exception {
+        TestLog log = logWith(30);
+        long victim = log.recordOffsets.get(20);
+        long victimEnd = victim + log.recordLengths.get(20);
+        log.fill(victimEnd - 5, 5, (byte) 0);      // torn inside the properties: the body CRC still matches
+        checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
+        checkpoint.recordCrcFromOffset(log.recordOffsets.get(10));
+        RecoveryResult r = recover(log, true, new ArrayList<>());
+        assertEquals(victim, r.maxOffset());
+        assertEquals(-1, checkpoint.recordCrcFromOffset(), "this store goes on appending without the record CRC");
+    }
+
+    @Test
+    void recoveryRecordsWhereRecordsWithTheRecordCrcBegin() throws Exception {
+        TestLog log = logWith(10);
+        checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
+        queue = new MappedFileQueue(log.dir, FILE_SIZE, null);
+        queue.load();
+        RecoveryResult r = new CommitLogRecovery(checkpoint, true, 1 << 20, true).recover(queue, false, c -> { });
+        assertEquals(log.writeOffset(), checkpoint.recordCrcFromOffset());
+        try (StoreCheckpoint persisted = StoreCheckpoint.open(dir.resolve("checkpoint"))) {
+            assertEquals(r.maxOffset(), persisted.recordCrcFromOffset());
+        }
+    }
+
+    @Test
     void emptyStoreRecoversToZero() throws Exception {
         Files.createDirectories(dir.resolve("commitlog"));
         TestLog log = new TestLog(dir.resolve("commitlog"), FILE_SIZE);
