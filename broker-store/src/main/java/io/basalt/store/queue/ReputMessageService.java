@@ -57,6 +57,7 @@ public final class ReputMessageService extends ServiceThread {
     private long cursor;
     private final List<DispatchRequest> arrived = new ArrayList<>();
     private volatile long lastStoreTimestamp;
+    private long cursorStoreTimestamp;
     private volatile String alarm;
     private String lastRewind;
     private long rewindTo = -1;
@@ -82,7 +83,10 @@ public final class ReputMessageService extends ServiceThread {
         return reputFromOffset;
     }
 
-    /** Store time of the last dispatched record (RocketMQ's checkpoint logicsMsgTimestamp). */
+    /**
+     * Store time of the last record whose entry is committed to its ConsumeQueue (what RocketMQ's
+     * checkpoint logicsMsgTimestamp records once the queues are flushed); 0 before the first.
+     */
     public long lastStoreTimestamp() {
         return lastStoreTimestamp;
     }
@@ -133,6 +137,9 @@ public final class ReputMessageService extends ServiceThread {
             return dispatched;
         }
         reputFromOffset = cursor;
+        if (cursorStoreTimestamp > 0) {
+            lastStoreTimestamp = cursorStoreTimestamp;
+        }
         if (listener != null) {
             for (DispatchRequest r : arrived) {
                 listener.arriving(r.topic(), r.queueId(), r.consumeQueueOffset(), r.tagsCode(), r.storeTimestamp());
@@ -230,7 +237,7 @@ public final class ReputMessageService extends ServiceThread {
             stop(offset, "writing its ConsumeQueue entry or index keys failed: " + e);
             return false;
         }
-        lastStoreTimestamp = r.storeTimestamp();
+        cursorStoreTimestamp = r.storeTimestamp();
         return true;
     }
 
