@@ -491,14 +491,6 @@ public final class MessageStore implements AutoCloseable {
         return commitLog;
     }
 
-    ConsumeQueueStore consumeQueues() {
-        return queues;
-    }
-
-    IndexService indexService() {
-        return index;
-    }
-
     StoreCleanService cleanService() {
         return cleanService;
     }
