@@ -68,7 +68,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
     void warmupAllocatesTouchesAndLocksTheFileUntilItIsFull() throws Exception {
         start(FlushDiskType.SYNC_FLUSH, true, null);
         MappedFile file = queue.lastFileOrCreate(0);
-        assertEquals(FILE_SIZE, FileBlocks.allocatedBytes(file.path()), "not sparse");
+        assertTrue(FileBlocks.allocatedBytes(file.path()) >= FILE_SIZE, "not sparse");  // ext4 may add an extent block
         assertEquals(FILE_SIZE / 1024, Smaps.residentKiB(file.path()), "every page faulted in");
         assertEquals(NativeIO.isAvailable(), file.isLocked(), "mlocked where the platform allows");
 
@@ -105,7 +105,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
     void withoutWarmupTheFileIsAllocatedButNotTouched() throws Exception {
         start(FlushDiskType.ASYNC_FLUSH, false, null);
         MappedFile file = queue.lastFileOrCreate(0);
-        assertEquals(FILE_SIZE, FileBlocks.allocatedBytes(file.path()), "not sparse");
+        assertTrue(FileBlocks.allocatedBytes(file.path()) >= FILE_SIZE, "not sparse");  // ext4 may add an extent block
         assertEquals(0, Smaps.residentKiB(file.path()));
         assertFalse(file.isLocked());
     }

@@ -66,7 +66,7 @@ class MappedFileTest extends LeakCheck {
     void newFileHasAllItsBlocksAllocated() throws Exception {
         MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, null);
         try {
-            assertEquals(FILE_SIZE, FileBlocks.allocatedBytes(file.path()));
+            assertTrue(FileBlocks.allocatedBytes(file.path()) >= FILE_SIZE, "not sparse");  // ext4 may add an extent block
             assertFalse(Files.exists(dir.resolve(MappedFile.fileName(0) + MappedFile.ALLOCATING_SUFFIX)));
         } finally {
             file.close();
