@@ -116,6 +116,40 @@ class RocketMqRecordGoldenTest {
         assertArrayEquals(record, out.array());
     }
 
+    @org.junit.jupiter.api.Test
+    void rocketMqBatchBodySplitsIntoRecordsRocketMqDecodes() throws Exception {
+        java.util.List<org.apache.rocketmq.common.message.Message> msgs = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            org.apache.rocketmq.common.message.Message m = new org.apache.rocketmq.common.message.Message(
+                "BatchTopic", "tag" + i, "key" + i, ("body" + i).getBytes(StandardCharsets.UTF_8));
+            m.setFlag(i);
+            msgs.add(m);
+        }
+        byte[] body = MessageDecoder.encodeMessages(msgs);
+        InetSocketAddress host = new InetSocketAddress(InetAddress.getByName("10.0.0.5"), 10911);
+        java.util.List<BrokerMessage> batch = MessageBatchDecoder.decode(ByteBuffer.wrap(body), "WAIT\u0001true\u0002",
+            b -> b.topic("BatchTopic").queueId(1).bornHost(host).storeHost(host).bornTimestamp(5));
+        assertEquals(3, batch.size());
+        ByteBuffer buf = ByteBuffer.allocate(MessageRecordEncoder.batchLength(batch));
+        new MessageRecordEncoder().encodeBatch(batch, 1000, 10, 6, buf);
+        buf.flip();
+        java.util.List<MessageExt> decoded = MessageDecoder.decodes(buf);
+        assertEquals(3, decoded.size());
+        for (int i = 0; i < 3; i++) {
+            MessageExt ext = decoded.get(i);
+            assertEquals("body" + i, new String(ext.getBody(), StandardCharsets.UTF_8));
+            assertEquals("tag" + i, ext.getTags());
+            assertEquals("key" + i, ext.getKeys());
+            assertEquals("true", ext.getProperty("WAIT"));
+            assertEquals(i, ext.getFlag());
+            assertEquals(10 + i, ext.getQueueOffset());
+            assertEquals(org.apache.rocketmq.common.UtilAll.crc32(ext.getBody()), ext.getBodyCRC());
+        }
+        assertEquals(1000 + decoded.get(0).getStoreSize(), decoded.get(1).getCommitLogOffset());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> MessageBatchDecoder.decode(
+            ByteBuffer.wrap(java.util.Arrays.copyOf(body, body.length - 3)), "", b -> b.topic("T")));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({"10.20.30.40", "2001:db8::99"})
     void offsetMessageIdMatchesRocketMq(String host) throws Exception {
