@@ -56,6 +56,8 @@ public final class MappedFile {
     static final String ALLOCATING_SUFFIX = ".alloc";
     private static final int FILE_NAME_LENGTH = 20;
     private static final AtomicInteger LIVE_MAPPINGS = new AtomicInteger();
+    /** Where warm() leaves what it read, so the page-touching reads cannot be optimised away. */
+    private static volatile int warmSink;
 
     private final Path path;
     private final long fileFromOffset;
@@ -176,6 +178,10 @@ public final class MappedFile {
             Files.deleteIfExists(tmp);
             throw new IOException("allocating " + fileSize + " bytes for " + file + " failed: " + e.getMessage(), e);
         }
+        if (Files.exists(file)) {
+            Files.delete(tmp);
+            throw new IOException("file " + file + " appeared while it was being allocated; not overwriting it");
+        }
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
         fsyncDirectory(file.toAbsolutePath().getParent());
         LOG.info("allocated {} ({} bytes) in {} ms", file, fileSize,
@@ -270,33 +276,41 @@ public final class MappedFile {
      * {@code cb} when the file is full.
      */
     public int append(AppendCallback cb) {
-        checkAvailable();
-        int wrote = wrotePosition;
-        if (wrote >= fileSize) {
-            return 0;
+        holdOrThrow();
+        try {
+            int wrote = wrotePosition;
+            if (wrote >= fileSize) {
+                return 0;
+            }
+            ByteBuffer target = appendTarget().slice(wrote, fileSize - wrote);
+            int written = cb.doAppend(fileFromOffset + wrote, target);
+            if (written < 0 || written > fileSize - wrote) {
+                throw new IllegalStateException("append callback reported " + written + " bytes with "
+                    + (fileSize - wrote) + " bytes left in " + path);
+            }
+            wrotePosition = wrote + written;
+            return written;
+        } finally {
+            release();
         }
-        ByteBuffer target = appendTarget().slice(wrote, fileSize - wrote);
-        int written = cb.doAppend(fileFromOffset + wrote, target);
-        if (written < 0 || written > fileSize - wrote) {
-            throw new IllegalStateException("append callback reported " + written + " bytes with "
-                + (fileSize - wrote) + " bytes left in " + path);
-        }
-        wrotePosition = wrote + written;
-        return written;
     }
 
     /** Copies {@code data}'s remaining bytes at wrotePosition; false (nothing written) if they do not fit. */
     public boolean appendRaw(ByteBuffer data) {
-        checkAvailable();
-        int wrote = wrotePosition;
-        int length = data.remaining();
-        if (length > fileSize - wrote) {
-            return false;
+        holdOrThrow();
+        try {
+            int wrote = wrotePosition;
+            int length = data.remaining();
+            if (length > fileSize - wrote) {
+                return false;
+            }
+            appendTarget().put(wrote, data, data.position(), length);
+            data.position(data.position() + length);
+            wrotePosition = wrote + length;
+            return true;
+        } finally {
+            release();
         }
-        appendTarget().put(wrote, data, data.position(), length);
-        data.position(data.position() + length);
-        wrotePosition = wrote + length;
-        return true;
     }
 
     private ByteBuffer appendTarget() {
@@ -320,18 +334,23 @@ public final class MappedFile {
             return committed;
         }
         int wrote = wrotePosition;
-        if (!isAbleToWriteOut(leastPages, committed, wrote)) {
+        // The hold keeps the buffer from going back to the pool (close) while it is written out.
+        if (!isAbleToWriteOut(leastPages, committed, wrote) || !hold()) {
             return committed;
         }
-        ByteBuffer pending = buffer.slice(committed, wrote - committed);
-        while (pending.hasRemaining()) {
-            channel.write(pending, committed + (long) pending.position());
+        try {
+            ByteBuffer pending = buffer.slice(committed, wrote - committed);
+            while (pending.hasRemaining()) {
+                channel.write(pending, committed + (long) pending.position());
+            }
+            committedPosition = wrote;
+            if (wrote == fileSize) {
+                returnWriteBuffer();
+            }
+            return wrote;
+        } finally {
+            release();
         }
-        committedPosition = wrote;
-        if (wrote == fileSize) {
-            returnWriteBuffer();
-        }
-        return wrote;
     }
 
     /**
@@ -418,23 +437,27 @@ public final class MappedFile {
      * forces it, and sets all positions to {@code position}.
      */
     public void truncateTo(int position) throws IOException {
-        checkAvailable();
         if (position < 0 || position > fileSize) {
             throw new IllegalArgumentException("position " + position + " outside [0, " + fileSize + "]");
         }
-        ByteBuffer zeros = ByteBuffer.allocateDirect(OS_PAGE_SIZE);
-        long pos = position;
-        while (pos < fileSize) {
-            // Page-aligned writes after the first, so the zeroing keeps the page cache in 4 KiB folios.
-            int length = (int) Math.min(OS_PAGE_SIZE - pos % OS_PAGE_SIZE, fileSize - pos);
-            zeros.clear().limit(length);
-            while (zeros.hasRemaining()) {
-                channel.write(zeros, pos + zeros.position());
+        holdOrThrow();
+        try {
+            ByteBuffer zeros = ByteBuffer.allocateDirect(OS_PAGE_SIZE);
+            long pos = position;
+            while (pos < fileSize) {
+                // Page-aligned writes after the first, so the zeroing keeps the page cache in 4 KiB folios.
+                int length = (int) Math.min(OS_PAGE_SIZE - pos % OS_PAGE_SIZE, fileSize - pos);
+                zeros.clear().limit(length);
+                while (zeros.hasRemaining()) {
+                    channel.write(zeros, pos + zeros.position());
+                }
+                pos += length;
             }
-            pos += length;
+            channel.force(false);
+            setPositions(position, position, position);
+        } finally {
+            release();
         }
-        channel.force(false);
-        setPositions(position, position, position);
     }
 
     /** The file's last-modified time in milliseconds (0 if it no longer exists). */
@@ -464,21 +487,25 @@ public final class MappedFile {
      * is closed.
      */
     public void warm() {
-        checkAvailable();
-        long startNs = System.nanoTime();
-        byte sink = 0;
-        for (int pos = 0; pos < fileSize; pos += OS_PAGE_SIZE) {
-            sink ^= mapped.get(pos);
+        holdOrThrow();
+        try {
+            long startNs = System.nanoTime();
+            int sum = 0;
+            for (int pos = 0; pos < fileSize; pos += OS_PAGE_SIZE) {
+                sum += mapped.get(pos);
+            }
+            warmSink = sum;
+            boolean lockedNow;
+            synchronized (this) {
+                locked = locked || NativeIO.mlock(mapped, fileSize);
+                lockedNow = locked;
+            }
+            NativeIO.madvise(mapped, fileSize, NativeIO.MADV_WILLNEED);
+            LOG.info("warmed {} in {} ms (mlock {})", path,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), lockedNow ? "ok" : "not available");
+        } finally {
+            release();
         }
-        if (sink != 0) {
-            LOG.warn("new file {} is not zero-filled", path);
-        }
-        if (NativeIO.mlock(mapped, fileSize)) {
-            locked = true;
-        }
-        NativeIO.madvise(mapped, fileSize, NativeIO.MADV_WILLNEED);
-        LOG.info("warmed {} in {} ms (mlock {})", path, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs),
-            locked ? "ok" : "not available");
     }
 
     boolean isLocked() {
@@ -533,6 +560,7 @@ public final class MappedFile {
         try {
             Files.move(path, target, StandardCopyOption.ATOMIC_MOVE);
             currentPath = target;
+            fsyncDirectory(target.toAbsolutePath().getParent());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot rename " + path + " to " + target, e);
         }
@@ -552,8 +580,8 @@ public final class MappedFile {
         }
     }
 
-    private void checkAvailable() {
-        if (ownerReleased.get()) {
+    private void holdOrThrow() {
+        if (!hold()) {
             throw new IllegalStateException(path + " is closed");
         }
     }

@@ -23,6 +23,7 @@ public final class TransientStorePool {
     private final ConcurrentLinkedDeque<ByteBuffer> available = new ConcurrentLinkedDeque<>();
     private final boolean locked;
     private volatile boolean destroyed;
+    private volatile boolean lowWarned;
 
     /** Allocates (and mlocks) {@code poolSize} direct buffers of {@code fileSize} bytes. */
     public TransientStorePool(int poolSize, int fileSize) {
@@ -60,7 +61,8 @@ public final class TransientStorePool {
             return null;
         }
         ByteBuffer buffer = available.pollFirst();
-        if (buffer != null && available.size() < poolSize * 0.4) {
+        if (buffer != null && isLow() && !lowWarned) {
+            lowWarned = true;
             LOG.warn("TransientStorePool is running low: {} of {} buffers free", available.size(), poolSize);
         }
         return buffer;
@@ -73,7 +75,13 @@ public final class TransientStorePool {
             free(buffer);
         } else {
             available.addFirst(buffer);
+            lowWarned = isLow();
         }
+    }
+
+    /** Fewer than 40 % of the buffers free (RocketMQ's threshold for its warning). */
+    private boolean isLow() {
+        return available.size() < poolSize * 0.4;
     }
 
     /**

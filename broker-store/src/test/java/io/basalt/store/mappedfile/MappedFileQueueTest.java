@@ -92,6 +92,28 @@ class MappedFileQueueTest extends LeakCheck {
     }
 
     @Test
+    void aFailedForceLeavesFlushedWhereWhereItWas() throws IOException {
+        MappedFileQueue queue = new MappedFileQueue(dir, FILE_SIZE, null);
+        try {
+            MappedFile file = queue.lastFileOrCreate(0);
+            file.appendRaw(ByteBuffer.wrap(filled(100, 1)));
+            assertTrue(queue.flush(0));
+            file.appendRaw(ByteBuffer.wrap(filled(100, 2)));
+            file.beforeForce(() -> {
+                throw new IOException("injected: EIO");
+            });
+            assertThrows(IOException.class, () -> queue.flush(0));
+            assertEquals(100, queue.flushedWhere());
+            assertEquals(100, file.flushedPosition());
+            file.beforeForce(null);
+            assertTrue(queue.flush(0));
+            assertEquals(200, queue.flushedWhere());
+        } finally {
+            queue.shutdown();
+        }
+    }
+
+    @Test
     void loadMapsContiguousFilesAsFullAndRemovesLeftovers() throws IOException {
         queueWithFiles(3).shutdown();
         Files.write(dir.resolve(MappedFile.fileName(0) + MappedFile.DELETE_SUFFIX), new byte[1]);
