@@ -321,13 +321,15 @@ public final class ConsumeQueue {
      * Recovery: scans from the third-last file forward, entry by entry, and ends the queue at the
      * first entry that is invalid (RocketMQ's {@code offset >= 0 && size > 0}) or whose CommitLog
      * offset goes backwards (garbage). Zeroes the rest of that file and deletes later files.
-     * Returns the number of bytes dropped.
+     * Returns true if the queue ended at a damaged entry (non-zero bytes that are not a valid entry),
+     * false if it ended at unwritten (zero) bytes.
      */
-    public long recover() throws IOException {
+    public boolean recover() throws IOException {
         if (files.isEmpty()) {
             minLogicByteOffset = maxLogicByteOffset;
-            return 0;
+            return false;
         }
+        boolean damaged = false;
         int startIndex = Math.max(0, files.size() - 3);
         long end = files.get(startIndex).fileFromOffset();
         long lastPhysicEnd = 0;
@@ -343,12 +345,14 @@ public final class ConsumeQueue {
                 for (int p = 0; p + ConsumeQueueEntry.SIZE <= chunk.limit(); p += ConsumeQueueEntry.SIZE) {
                     ConsumeQueueEntry e = new ConsumeQueueEntry(chunk.getLong(p), chunk.getInt(p + 8), chunk.getLong(p + 12));
                     if (!e.isValid()) {
+                        damaged = e.commitLogOffset() != 0 || e.size() != 0 || e.tagsCode() != 0;
                         break scan;
                     }
                     if (!e.isPlaceholder()) {
                         if (e.commitLogOffset() < lastPhysicOffset) {
                             LOG.warn("ConsumeQueue {}-{}: entry at logical offset {} goes back to CommitLog offset {}; cut there",
                                     topic, queueId, (file.fileFromOffset() + pos + p) / ConsumeQueueEntry.SIZE, e.commitLogOffset());
+                            damaged = true;
                             break scan;
                         }
                         lastPhysicOffset = e.commitLogOffset();
@@ -358,14 +362,15 @@ public final class ConsumeQueue {
                 }
             }
         }
-        long before = maxLogicByteOffset;
         cutAt(end);
         maxPhysicOffset = lastPhysicEnd > 0 ? lastPhysicEnd : lastRealEntryEnd();
         correctMinOffset(0);
-        long dropped = Math.max(0, before - end);
+        if (damaged) {
+            LOG.warn("ConsumeQueue {}-{}: damaged entries cut at logical offset {}", topic, queueId, maxOffset());
+        }
         LOG.info("ConsumeQueue {}-{} recovered: offsets [{}, {}), max CommitLog offset {}", topic, queueId,
                 minOffset(), maxOffset(), maxPhysicOffset);
-        return dropped;
+        return damaged;
     }
 
     /**

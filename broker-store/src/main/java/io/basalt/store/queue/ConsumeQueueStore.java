@@ -106,14 +106,29 @@ public final class ConsumeQueueStore {
         return findOrCreate(r.topic(), r.queueId()).put(r.commitLogOffset(), r.size(), r.tagsCode(), r.consumeQueueOffset());
     }
 
-    /** Recovers every queue (see {@link ConsumeQueue#recover()}); returns the max CommitLog end over all queues. */
-    public long recover() throws IOException {
+    /**
+     * Recovers every queue (see {@link ConsumeQueue#recover()}).
+     *
+     * @return the max CommitLog end over all queues, and the lowest CommitLog end of a queue whose
+     *         tail was damaged (Long.MAX_VALUE if none): re-dispatch must start there to refill it
+     */
+    public Recovered recover() throws IOException {
         long maxPhysic = 0;
+        long minRepaired = Long.MAX_VALUE;
         for (ConsumeQueue q : allQueues()) {
-            q.recover();
+            if (q.recover()) {
+                minRepaired = Math.min(minRepaired, q.maxPhysicOffset());
+            }
             maxPhysic = Math.max(maxPhysic, q.maxPhysicOffset());
         }
-        return maxPhysic;
+        return new Recovered(maxPhysic, minRepaired);
+    }
+
+    /**
+     * @param maxPhysicOffset       max CommitLog end over all queues
+     * @param minPhysicOffsetRepaired lowest CommitLog end of a queue cut at damaged entries, or Long.MAX_VALUE
+     */
+    public record Recovered(long maxPhysicOffset, long minPhysicOffsetRepaired) {
     }
 
     /** Max CommitLog end over all queues (RocketMQ's maxPhyOffsetOfConsumeQueue). */

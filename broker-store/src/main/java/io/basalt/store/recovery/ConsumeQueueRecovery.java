@@ -15,11 +15,13 @@ import org.slf4j.LoggerFactory;
  * rebuilds them from the CommitLog's first offset.
  *
  * <ol>
- *   <li>Every queue is scanned: its end is the first invalid (or backwards) entry; the rest is cut.</li>
+ *   <li>Every queue is scanned: its end is the first invalid (or backwards) entry; the rest is cut.
+ *       A queue cut at damaged (non-zero) entries pulls the resume point back to its own end.</li>
  *   <li>Entries pointing at or beyond the CommitLog's recovered end are dropped (the log was cut
  *       behind the queues); so are the newest index files holding such keys.</li>
  *   <li>Each queue's min offset moves past entries whose records are below the CommitLog's min.</li>
- *   <li>The dispatcher resumes at the lowest of: the end of the queues' newest entry, and the last
+ *   <li>The dispatcher resumes at the lowest of: the end of the queues' newest entry, the end of a
+ *       repaired queue, and the last
  *       indexed record (the CommitLog's min offset when the index is empty or absent), never below
  *       the CommitLog's min. Re-dispatched records the queues or the index already hold are skipped,
  *       and a queue that lost its tail is refilled by the dispatcher's gap rewind.</li>
@@ -40,14 +42,15 @@ public final class ConsumeQueueRecovery {
      */
     public static long recover(ConsumeQueueStore queues, IndexService index, long commitLogMin, long commitLogEnd)
             throws IOException {
-        long queuesEnd = queues.recover();
+        ConsumeQueueStore.Recovered recovered = queues.recover();
+        long queuesEnd = recovered.maxPhysicOffset();
         if (queuesEnd > commitLogEnd) {
             LOG.warn("ConsumeQueues point up to CommitLog offset {} but the log ends at {}: truncating them", queuesEnd, commitLogEnd);
             queues.truncateByMaxPhysicOffset(commitLogEnd);
             queuesEnd = queues.maxPhysicOffset();
         }
         queues.correctMinOffsets(commitLogMin);
-        long resume = Math.min(queuesEnd, commitLogEnd);
+        long resume = Math.min(Math.min(queuesEnd, recovered.minPhysicOffsetRepaired()), commitLogEnd);
         if (index != null) {
             index.truncateByMaxPhysicOffset(commitLogEnd);
             long indexResume = index.resumeOffset();
