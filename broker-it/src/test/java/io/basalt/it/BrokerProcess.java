@@ -37,6 +37,7 @@ final class BrokerProcess implements AutoCloseable {
         this.dir = dir;
         this.port = port;
         this.confFile = dir.resolve("broker.conf");
+        Files.createDirectories(dir);
         Map<String, String> conf = new LinkedHashMap<>();
         conf.put("brokerClusterName", "DefaultCluster");
         conf.put("brokerName", "broker-a");
