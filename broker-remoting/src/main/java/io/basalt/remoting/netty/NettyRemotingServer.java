@@ -1,0 +1,162 @@
+package io.basalt.remoting.netty;
+
+import io.basalt.remoting.processor.RequestDispatcher;
+import io.basalt.remoting.processor.RequestExecutor;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The remoting server: accepts connections, decodes frames into commands and hands requests to the
+ * {@link RequestDispatcher}. Register processors, then {@link #start()}; {@link #shutdown()} stops
+ * accepting, waits for accepted requests to be answered (up to the configured drain timeout), then
+ * closes every connection and stops its threads. The registered executors belong to the caller.
+ *
+ * <p>Threads: {@code NettyBoss_1} accepts, {@code NettyServer<EPOLL|NIO>Selector_<n>_<i>} do all
+ * channel I/O, decoding, encoding and response writes.
+ */
+public final class NettyRemotingServer {
+    private static final Logger log = LoggerFactory.getLogger(NettyRemotingServer.class);
+
+    private final NettyServerConfig config;
+    private final Transport transport;
+    private final RequestDispatcher dispatcher = new RequestDispatcher();
+    private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicLong malformedFrames = new AtomicLong();
+    private EventLoopGroup bossGroup;
+    private EventLoopGroup selectorGroup;
+    private ChannelGroup channels;
+    private Channel serverChannel;
+    private boolean started;
+    private boolean shutdown;
+
+    public NettyRemotingServer(NettyServerConfig config) {
+        this.config = config;
+        this.transport = Transport.choose(config.useEpoll());
+    }
+
+    /** Routes {@code requestCode} to {@code processor} on {@code executor}. Call before {@link #start()}. */
+    public synchronized void registerProcessor(int requestCode, RequestProcessor processor, RequestExecutor executor) {
+        if (started) {
+            throw new IllegalStateException("register processors before start()");
+        }
+        dispatcher.register(requestCode, processor, executor);
+    }
+
+    /** Binds and starts serving. */
+    public synchronized void start() {
+        if (started) {
+            throw new IllegalStateException("already started");
+        }
+        started = true;
+        bossGroup = transport.newGroup(1, "NettyBoss_%2$d");
+        selectorGroup = transport.newGroup(config.selectorThreads(), "NettyServer" + transport + "Selector_%d_%d");
+        channels = new DefaultChannelGroup("remoting-server", GlobalEventExecutor.INSTANCE);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(bossGroup, selectorGroup)
+            .channel(transport.serverChannelClass())
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, false)
+            .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+            .childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    channels.add(ch);
+                    ch.pipeline().addLast(
+                        new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
+                        new RemotingFrameDecoder(config.maxFrameLength(), NettyRemotingServer.this::malformed),
+                        RemotingCommandEncoder.INSTANCE,
+                        new ServerConnectionHandler(dispatcher, connections));
+                }
+            });
+        try {
+            serverChannel = bootstrap.bind(new InetSocketAddress(config.bindAddress(), config.listenPort()))
+                .syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            stopThreads();
+            throw new IllegalStateException("cannot listen on " + config.bindAddress() + ":" + config.listenPort(), e);
+        }
+        log.info("remoting server listening on {} ({} transport)", serverChannel.localAddress(), transport);
+    }
+
+    private void malformed(ChannelHandlerContext ctx, String reason) {
+        malformedFrames.incrementAndGet();
+        log.warn("closing connection from {}: malformed frame: {}", ctx.channel().remoteAddress(), reason);
+        ctx.close();
+    }
+
+    /** The bound port (useful when configured with port 0). */
+    public int localPort() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Connections currently open. */
+    public int connectionCount() {
+        return connections.get();
+    }
+
+    /** Connections closed so far because they sent a malformed frame. */
+    public long malformedFrameCount() {
+        return malformedFrames.get();
+    }
+
+    /** Requests accepted and not yet answered. */
+    public int inFlightRequests() {
+        return dispatcher.inFlight();
+    }
+
+    public boolean usesEpoll() {
+        return transport == Transport.EPOLL;
+    }
+
+    /**
+     * Stops accepting connections, answers requests that arrive meanwhile with GO_AWAY (SYSTEM_BUSY for
+     * old peers), waits up to the drain timeout for accepted requests to be answered, then closes all
+     * connections and stops the I/O threads. Idempotent.
+     */
+    public synchronized void shutdown() {
+        if (!started || shutdown) {
+            return;
+        }
+        shutdown = true;
+        serverChannel.close().syncUninterruptibly();
+        try {
+            dispatcher.drain().get(config.shutdownDrainTimeoutMs(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            log.warn("shutdown: {} requests still unanswered after {} ms, closing anyway",
+                dispatcher.inFlight(), config.shutdownDrainTimeoutMs());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("drain failed", e.getCause());
+        }
+        channels.close().awaitUninterruptibly();
+        stopThreads();
+        log.info("remoting server on port {} shut down", config.listenPort());
+    }
+
+    private void stopThreads() {
+        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        selectorGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,109 @@
+package io.basalt.remoting.netty;
+
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.processor.RequestDispatcher;
+import io.basalt.remoting.processor.ResponseChannel;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.EventLoop;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last handler of a server connection: counts it, closes it when idle, passes each request to
+ * the dispatcher and writes the responses back on the connection's event loop. One per connection.
+ */
+final class ServerConnectionHandler extends SimpleChannelInboundHandler<RemotingCommand> implements ResponseChannel {
+    private static final Logger log = LoggerFactory.getLogger(ServerConnectionHandler.class);
+
+    private final RequestDispatcher dispatcher;
+    private final AtomicInteger connections;
+    private Channel channel;
+    private SocketAddress remote;
+    private SocketAddress local;
+
+    ServerConnectionHandler(RequestDispatcher dispatcher, AtomicInteger connections) {
+        this.dispatcher = dispatcher;
+        this.connections = connections;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        channel = ctx.channel();
+        remote = channel.remoteAddress();
+        local = channel.localAddress();
+        connections.incrementAndGet();
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        connections.decrementAndGet();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, RemotingCommand cmd) {
+        if (cmd.isResponse()) {
+            log.debug("{} sent a response (opaque {}) nobody asked for; dropped", remote, cmd.opaque());
+            return;
+        }
+        dispatcher.dispatch(cmd, new RequestContext(remote, local, System.nanoTime()), this);
+    }
+
+    @Override
+    public void write(RemotingCommand response, Runnable whenDone) {
+        if (!channel.isActive()) {
+            whenDone.run();
+            return;
+        }
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            writeNow(response, whenDone);
+        } else {
+            try {
+                loop.execute(() -> writeNow(response, whenDone));
+            } catch (RejectedExecutionException e) {
+                whenDone.run();
+            }
+        }
+    }
+
+    private void writeNow(RemotingCommand response, Runnable whenDone) {
+        channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess()) {
+                log.warn("response (code {}, opaque {}) to {} not written: {}", response.code(), response.opaque(),
+                    remote, f.cause().toString());
+            }
+            whenDone.run();
+        });
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent) {
+            log.info("closing idle connection from {}", remote);
+            ctx.close();
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            log.info("closing connection from {}: {}", remote, cause.toString());
+        } else {
+            log.warn("closing connection from {}", remote, cause);
+        }
+        ctx.close();
+    }
+}

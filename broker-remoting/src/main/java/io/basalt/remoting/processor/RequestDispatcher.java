@@ -1,0 +1,150 @@
+package io.basalt.remoting.processor;
+
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RemotingVersion;
+import io.basalt.remoting.protocol.ResponseCode;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The table request code → (processor, executor), and the path of one request through it: look up,
+ * queue on the executor (SYSTEM_BUSY when full), check the queueing budget (SYSTEM_BUSY when
+ * overrun), process, answer. Unknown codes get REQUEST_CODE_NOT_SUPPORTED; one-way requests are never
+ * answered. Counts requests in flight so that a shutdown can wait for them.
+ *
+ * <p>Register every processor before the first {@link #dispatch}; after that the table is read-only
+ * and {@code dispatch} may be called from any thread (the connections' event loops).
+ */
+public final class RequestDispatcher {
+    private static final Logger log = LoggerFactory.getLogger(RequestDispatcher.class);
+    private static final int DIRECT_CODES = 1024;
+
+    private final Registration[] direct = new Registration[DIRECT_CODES];
+    private final Map<Integer, Registration> others = new HashMap<>();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private volatile boolean draining;
+
+    private record Registration(RequestProcessor processor, RequestExecutor executor) {
+    }
+
+    public void register(int code, RequestProcessor processor, RequestExecutor executor) {
+        Registration registration = new Registration(processor, executor);
+        if (code >= 0 && code < DIRECT_CODES) {
+            direct[code] = registration;
+        } else {
+            others.put(code, registration);
+        }
+    }
+
+    private Registration lookup(int code) {
+        return code >= 0 && code < DIRECT_CODES ? direct[code] : others.get(code);
+    }
+
+    /** Requests accepted and not yet answered (or, for one-way requests, not yet processed). */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /**
+     * Stops accepting requests (later ones get GO_AWAY, or SYSTEM_BUSY from peers older than 5.1.4)
+     * and returns a future that completes once every accepted request has been answered.
+     */
+    public CompletableFuture<Void> drain() {
+        draining = true;
+        if (inFlight.get() == 0) {
+            drained.complete(null);
+        }
+        return drained;
+    }
+
+    /** Routes one decoded request. Never throws; every outcome becomes a response (or, one-way, none). */
+    public void dispatch(RemotingCommand request, RequestContext context, ResponseChannel channel) {
+        inFlight.incrementAndGet();
+        if (draining) {
+            boolean goAway = request.version() > RemotingVersion.V5_1_4;
+            answer(request, RemotingCommand.response(goAway ? ResponseCode.GO_AWAY : ResponseCode.SYSTEM_BUSY,
+                "server is shutting down"), channel);
+            return;
+        }
+        Registration registration = lookup(request.code());
+        if (registration == null) {
+            log.debug("{} sent unsupported request code {}", context.remoteAddress(), request.code());
+            answer(request, RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                " request type " + request.code() + " not supported"), channel);
+            return;
+        }
+        RequestExecutor executor = registration.executor();
+        long enqueuedAt = executor.now();
+        boolean queued = executor.offer(() -> run(registration, request, context, channel, enqueuedAt));
+        if (!queued) {
+            answer(request, RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
+                "[OVERLOAD]system busy, start flow control for a while"), channel);
+        }
+    }
+
+    private void run(Registration registration, RemotingCommand request, RequestContext context,
+        ResponseChannel channel, long enqueuedAt) {
+        RequestExecutor executor = registration.executor();
+        long now = executor.now();
+        if (executor.overBudget(enqueuedAt, now)) {
+            answer(request, RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
+                "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "
+                    + (now - enqueuedAt) / 1_000_000 + "ms, size of queue: " + executor.queueSize()), channel);
+            return;
+        }
+        CompletableFuture<RemotingCommand> future;
+        try {
+            future = registration.processor().processRequest(context, request);
+        } catch (Exception e) {
+            answer(request, failure(request, context, e), channel);
+            return;
+        } catch (Error e) {
+            // Still answer and retire the request, but let the executor thread see the error.
+            answer(request, failure(request, context, e), channel);
+            throw e;
+        }
+        if (future == null) {
+            answer(request, null, channel);
+            return;
+        }
+        future.whenComplete((response, error) -> answer(request,
+            error == null ? response : failure(request, context, unwrap(error)), channel));
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return (error instanceof CompletionException || error instanceof ExecutionException) && error.getCause() != null
+            ? error.getCause() : error;
+    }
+
+    private static RemotingCommand failure(RemotingCommand request, RequestContext context, Throwable error) {
+        log.error("processor of request code {} from {} failed", request.code(), context.remoteAddress(), error);
+        StackTraceElement[] trace = error.getStackTrace();
+        String where = trace.length > 0 ? ", " + trace[0] : "";
+        return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, error + where);
+    }
+
+    /** Writes the response unless the request was one-way or there is none, then retires the request. */
+    private void answer(RemotingCommand request, RemotingCommand response, ResponseChannel channel) {
+        if (response == null || request.isOneway()) {
+            retire();
+            return;
+        }
+        response.setOpaque(request.opaque());
+        response.markResponse();
+        response.setSerializeType(request.serializeType());
+        channel.write(response, this::retire);
+    }
+
+    private void retire() {
+        if (inFlight.decrementAndGet() == 0 && draining) {
+            drained.complete(null);
+        }
+    }
+}
