@@ -1,36 +1,49 @@
 package io.basalt.broker.protocol;
 
-import java.util.Map;
-import java.util.Set;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
-/** RocketMQ's {@code HeartbeatData}: the HEART_BEAT request body a client sends every 30 s. */
-public record HeartbeatData(String clientID, Set<ProducerData> producerDataSet, Set<ConsumerData> consumerDataSet,
-                            int heartbeatFingerprint, boolean withoutSub) {
+import com.fasterxml.jackson.databind.JsonNode;
+import io.basalt.broker.JsonConfigFile;
 
-    public HeartbeatData {
-        producerDataSet = Set.copyOf(producerDataSet);
-        consumerDataSet = Set.copyOf(consumerDataSet);
+/**
+ * The HEART_BEAT body as the 5.2.0 client writes it (fastjson): the client id, its producer groups and,
+ * per consumer group, the consume type, model, start point and TAG/SQL92 subscriptions.
+ */
+public record HeartbeatData(String clientId, List<String> producerGroups, List<ConsumerData> consumers) {
+
+    public record ConsumerData(String groupName, String consumeType, String messageModel, String consumeFromWhere,
+                               List<Subscription> subscriptions) {
     }
 
-    public Map<String, Object> toJson() {
-        Map<String, Object> json = JsonObject.fields();
-        json.put("clientID", clientID);
-        json.put("consumerDataSet", consumerDataSet.stream().map(ConsumerData::toJson).toList());
-        json.put("heartbeatFingerprint", heartbeatFingerprint);
-        json.put("producerDataSet", producerDataSet.stream().map(ProducerData::toJson).toList());
-        json.put("withoutSub", withoutSub);
-        return json;
+    /** One subscription: topic, expression (e.g. {@code TagA || TagB}), type and version. */
+    public record Subscription(String topic, String subString, String expressionType, long subVersion) {
     }
 
-    public byte[] encode() {
-        return Json.encode(toJson());
-    }
-
-    /** @throws JsonException if the body is not a heartbeat */
-    public static HeartbeatData decode(byte[] body) {
-        JsonObject json = JsonObject.parse(body, "HeartbeatData");
-        return new HeartbeatData(json.string("clientID", null), json.set("producerDataSet", ProducerData::fromJson),
-            json.set("consumerDataSet", ConsumerData::fromJson), json.intValue("heartbeatFingerprint", 0),
-            json.bool("withoutSub", false));
+    /** @throws IOException when the body is not the JSON of a HeartbeatData */
+    public static HeartbeatData decode(byte[] body) throws IOException {
+        if (body == null || body.length == 0) {
+            throw new IOException("heartbeat without a body");
+        }
+        JsonNode root = JsonConfigFile.MAPPER.readTree(body);
+        if (root == null || !root.isObject()) {
+            throw new IOException("heartbeat body is not a JSON object");
+        }
+        List<String> producers = new ArrayList<>();
+        for (JsonNode p : root.path("producerDataSet")) {
+            producers.add(p.path("groupName").asText());
+        }
+        List<ConsumerData> consumers = new ArrayList<>();
+        for (JsonNode c : root.path("consumerDataSet")) {
+            List<Subscription> subs = new ArrayList<>();
+            for (JsonNode s : c.path("subscriptionDataSet")) {
+                subs.add(new Subscription(s.path("topic").asText(), s.path("subString").asText("*"),
+                    s.path("expressionType").asText("TAG"), s.path("subVersion").asLong(0)));
+            }
+            consumers.add(new ConsumerData(c.path("groupName").asText(), c.path("consumeType").asText(null),
+                c.path("messageModel").asText(null), c.path("consumeFromWhere").asText(null), subs));
+        }
+        return new HeartbeatData(root.path("clientID").asText(), producers, consumers);
     }
 }

@@ -1,5 +1,6 @@
 package io.basalt.broker.protocol;
 
+import io.basalt.broker.topic.TopicConfig;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import java.util.zip.InflaterInputStream;
@@ -51,7 +53,7 @@ public record RegisterBrokerBody(TopicConfigSerializeWrapper topicConfigSerializ
             writePart(out, topicConfigSerializeWrapper.dataVersion().encode());
             out.writeInt(topicConfigSerializeWrapper.topicConfigTable().size());
             for (TopicConfig config : topicConfigSerializeWrapper.topicConfigTable().values()) {
-                writePart(out, config.encodeCompact().getBytes(StandardCharsets.UTF_8));
+                writePart(out, encodeCompact(config).getBytes(StandardCharsets.UTF_8));
             }
             writePart(out, Json.encode(filterServerList));
             out.writeInt(0);
@@ -100,6 +102,12 @@ public record RegisterBrokerBody(TopicConfigSerializeWrapper topicConfigSerializ
         byte[] part = new byte[length];
         in.readFully(part);
         return part;
+    }
+
+    /** RocketMQ's {@code TopicConfig.encode()}: {@code name read write perm filterType {attributes}}. */
+    private static String encodeCompact(TopicConfig config) {
+        return config.topicName() + ' ' + config.readQueueNums() + ' ' + config.writeQueueNums() + ' ' + config.perm()
+            + ' ' + config.topicFilterType() + ' ' + Json.write(new TreeMap<>(config.attributes()));
     }
 
     private static TopicConfig decodeCompact(String text) {

@@ -1,7 +1,10 @@
 package io.basalt.broker.protocol;
 
+import io.basalt.broker.topic.TopicConfig;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * RocketMQ's {@code TopicConfigSerializeWrapper}: every topic config and the table's version; the
@@ -10,12 +13,12 @@ import java.util.Map;
 public record TopicConfigSerializeWrapper(Map<String, TopicConfig> topicConfigTable, DataVersion dataVersion) {
 
     public TopicConfigSerializeWrapper {
-        topicConfigTable = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(topicConfigTable));
+        topicConfigTable = Collections.unmodifiableMap(new LinkedHashMap<>(topicConfigTable));
     }
 
     public Map<String, Object> toJson() {
         Map<String, Object> topics = new LinkedHashMap<>();
-        topicConfigTable.forEach((name, config) -> topics.put(name, config.toJson()));
+        topicConfigTable.forEach((name, config) -> topics.put(name, topicConfigJson(config)));
         Map<String, Object> json = JsonObject.fields();
         json.put("dataVersion", dataVersion.toJson());
         json.put("topicConfigTable", topics);
@@ -26,10 +29,36 @@ public record TopicConfigSerializeWrapper(Map<String, TopicConfig> topicConfigTa
         return Json.encode(toJson());
     }
 
+    /** RocketMQ's {@code TopicConfig} properties. */
+    static Map<String, Object> topicConfigJson(TopicConfig config) {
+        Map<String, Object> json = JsonObject.fields();
+        json.put("attributes", new TreeMap<>(config.attributes()));
+        json.put("order", config.order());
+        json.put("perm", config.perm());
+        json.put("readQueueNums", config.readQueueNums());
+        json.put("topicFilterType", config.topicFilterType());
+        json.put("topicName", config.topicName());
+        json.put("topicSysFlag", config.topicSysFlag());
+        json.put("writeQueueNums", config.writeQueueNums());
+        return json;
+    }
+
+    /** RocketMQ's defaults for missing properties: 16 queues each way, read-write, single tag. */
+    static TopicConfig topicConfigFromJson(String name, Object tree) {
+        JsonObject json = JsonObject.of(tree, "TopicConfig");
+        return new TopicConfig(json.string("topicName", name), json.intValue("readQueueNums", 16),
+            json.intValue("writeQueueNums", 16), json.intValue("perm", 6), json.string("topicFilterType", "SINGLE_TAG"),
+            json.intValue("topicSysFlag", 0), json.bool("order", false),
+            json.map("attributes", JsonObject::asString, JsonObject::asString));
+    }
+
     public static TopicConfigSerializeWrapper fromJson(Object tree) {
         JsonObject json = JsonObject.of(tree, "TopicConfigSerializeWrapper");
         JsonObject version = json.object("dataVersion");
-        return new TopicConfigSerializeWrapper(json.map("topicConfigTable", JsonObject::asString, TopicConfig::fromJson),
+        Map<String, TopicConfig> table = new LinkedHashMap<>();
+        JsonObject.asMap(json.raw("topicConfigTable"), JsonObject::asString, value -> value)
+            .forEach((name, value) -> table.put(name, topicConfigFromJson(name, value)));
+        return new TopicConfigSerializeWrapper(table,
             version == null ? new DataVersion(0L, 0L, 0L) : DataVersion.fromJson(json.raw("dataVersion")));
     }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import io.basalt.broker.topic.TopicConfig;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.remoting.protocol.LanguageCode;
 import org.apache.rocketmq.remoting.protocol.RemotingSerializable;
@@ -37,14 +38,10 @@ class FastjsonGoldenTest {
     }
 
     @Test
-    void topicRouteDataIsReadByTheOfficialClient() {
-        BrokerData broker = new BrokerData("DefaultCluster", "broker-a", Map.of(0L, "127.0.0.1:10911", 1L, "127.0.0.1:10921"),
-            false, null);
-        TopicRouteData route = new TopicRouteData(null, List.of(new QueueData("broker-a", 4, 8, 6, 0)), List.of(broker));
-        byte[] body = route.encode();
-        assertTrue(new String(body).contains("{0:\"127.0.0.1:10911\""), new String(body));
-
-        var decoded = RemotingSerializable.decode(body, org.apache.rocketmq.remoting.protocol.route.TopicRouteData.class);
+    void routeBodiesAreReadByTheOfficialClient() {
+        var broker = new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0L, "127.0.0.1:10911");
+        var decoded = RemotingSerializable.decode(RouteBodies.topicRouteData(broker, new RouteBodies.QueueRoute(4, 8, 6, 0)),
+            org.apache.rocketmq.remoting.protocol.route.TopicRouteData.class);
         var queueData = decoded.getQueueDatas().get(0);
         assertEquals("broker-a", queueData.getBrokerName());
         assertEquals(4, queueData.getReadQueueNums());
@@ -53,25 +50,21 @@ class FastjsonGoldenTest {
         var brokerData = decoded.getBrokerDatas().get(0);
         assertEquals("DefaultCluster", brokerData.getCluster());
         assertEquals("127.0.0.1:10911", brokerData.getBrokerAddrs().get(0L));
-        assertEquals("127.0.0.1:10921", brokerData.getBrokerAddrs().get(1L));
         assertEquals("127.0.0.1:10911", brokerData.selectBrokerAddr());
         assertTrue(decoded.getFilterServerTable().isEmpty());
 
-        assertEquals(route, TopicRouteData.decode(decoded.encode()));
+        var cluster = RemotingSerializable.decode(RouteBodies.clusterInfo(broker),
+            org.apache.rocketmq.remoting.protocol.body.ClusterInfo.class);
+        assertEquals("127.0.0.1:10911", cluster.getBrokerAddrTable().get("broker-a").getBrokerAddrs().get(0L));
+        assertEquals(Set.of("broker-a"), cluster.getClusterAddrTable().get("DefaultCluster"));
+
+        var consumers = RemotingSerializable.decode(RouteBodies.consumerIdList(List.of("c1", "c2")),
+            org.apache.rocketmq.remoting.protocol.header.GetConsumerListByGroupResponseBody.class);
+        assertEquals(List.of("c1", "c2"), consumers.getConsumerIdList());
     }
 
     @Test
-    void clusterInfoRoundTripsWithTheOfficialClass() {
-        BrokerData broker = new BrokerData("c1", "broker-a", Map.of(0L, "10.0.0.1:10911"), false, null);
-        ClusterInfo info = new ClusterInfo(Map.of("broker-a", broker), Map.of("c1", Set.of("broker-a")));
-        var decoded = RemotingSerializable.decode(info.encode(), org.apache.rocketmq.remoting.protocol.body.ClusterInfo.class);
-        assertEquals("10.0.0.1:10911", decoded.getBrokerAddrTable().get("broker-a").getBrokerAddrs().get(0L));
-        assertEquals(Set.of("broker-a"), decoded.getClusterAddrTable().get("c1"));
-        assertEquals(info, ClusterInfo.decode(decoded.encode()));
-    }
-
-    @Test
-    void heartbeatWrittenByTheOfficialClientIsRead() {
+    void heartbeatWrittenByTheOfficialClientIsRead() throws Exception {
         var subscription = new org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData("TopicA", "TagA || TagB");
         subscription.getTagsSet().addAll(Set.of("TagA", "TagB"));
         subscription.getCodeSet().addAll(Set.of("TagA".hashCode(), "TagB".hashCode()));
@@ -90,24 +83,18 @@ class FastjsonGoldenTest {
         heartbeat.setHeartbeatFingerprint(77);
 
         HeartbeatData decoded = HeartbeatData.decode(heartbeat.encode());
-        assertEquals("127.0.0.1@123#456", decoded.clientID());
-        assertEquals(77, decoded.heartbeatFingerprint());
-        assertEquals(Set.of(new ProducerData("pg")), decoded.producerDataSet());
-        ConsumerData consumerData = decoded.consumerDataSet().iterator().next();
+        assertEquals("127.0.0.1@123#456", decoded.clientId());
+        assertEquals(List.of("pg"), decoded.producerGroups());
+        HeartbeatData.ConsumerData consumerData = decoded.consumers().get(0);
         assertEquals("cg", consumerData.groupName());
         assertEquals("CONSUME_PASSIVELY", consumerData.consumeType());
         assertEquals("CLUSTERING", consumerData.messageModel());
         assertEquals("CONSUME_FROM_FIRST_OFFSET", consumerData.consumeFromWhere());
-        SubscriptionData sub = consumerData.subscriptionDataSet().iterator().next();
+        HeartbeatData.Subscription sub = consumerData.subscriptions().get(0);
         assertEquals("TopicA", sub.topic());
         assertEquals("TagA || TagB", sub.subString());
-        assertEquals(Set.of("TagA", "TagB"), sub.tagsSet());
-        assertEquals(Set.of("TagA".hashCode(), "TagB".hashCode()), sub.codeSet());
         assertEquals(subscription.getSubVersion(), sub.subVersion());
         assertEquals("TAG", sub.expressionType());
-
-        var back = RemotingSerializable.decode(decoded.encode(), org.apache.rocketmq.remoting.protocol.heartbeat.HeartbeatData.class);
-        assertEquals(heartbeat.toString(), back.toString());
     }
 
     @Test
@@ -133,15 +120,8 @@ class FastjsonGoldenTest {
     }
 
     @Test
-    void consumerListIsReadByTheOfficialClient() {
-        var decoded = RemotingSerializable.decode(new GetConsumerListByGroupResponseBody(List.of("c1", "c2")).encode(),
-            org.apache.rocketmq.remoting.protocol.header.GetConsumerListByGroupResponseBody.class);
-        assertEquals(List.of("c1", "c2"), decoded.getConsumerIdList());
-    }
-
-    @Test
     void topicConfigTableRoundTripsWithTheOfficialWrapper() {
-        TopicConfig plain = TopicConfig.of("TopicA", 4, 4);
+        TopicConfig plain = TopicConfig.of("TopicA", 4, 6);
         TopicConfig ordered = new TopicConfig("TopicB", 2, 3, 4, "MULTI_TAG", 1, true, Map.of("+message.type", "FIFO"));
         var wrapper = new TopicConfigSerializeWrapper(orderedMap("TopicA", plain, "TopicB", ordered), new DataVersion(0, 1700000000000L, 5));
         var decoded = RemotingSerializable.decode(wrapper.encode(),
@@ -236,7 +216,7 @@ class FastjsonGoldenTest {
 
     @Test
     void registerBrokerBodyIsReadByTheOfficialNameServerInBothEncodings() throws Exception {
-        TopicConfig a = TopicConfig.of("TopicA", 4, 4);
+        TopicConfig a = TopicConfig.of("TopicA", 4, 6);
         TopicConfig b = new TopicConfig("TopicB", 2, 2, 6, "SINGLE_TAG", 0, false, Map.of("+message.type", "NORMAL"));
         var wrapper = new TopicConfigSerializeWrapper(orderedMap("TopicA", a, "TopicB", b), new DataVersion(0, 1700000000000L, 3));
         RegisterBrokerBody body = new RegisterBrokerBody(wrapper, List.of());

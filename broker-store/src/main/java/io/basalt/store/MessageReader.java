@@ -1,0 +1,169 @@
+package io.basalt.store;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.basalt.store.commitlog.MessageRecordDecoder;
+import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.queue.ConsumeQueue;
+import io.basalt.store.queue.ConsumeQueueEntry;
+import io.basalt.store.queue.ConsumeQueueStore;
+
+/**
+ * The read path: a pull walks a ConsumeQueue from a logical offset, filters entries by tag hash, and
+ * returns the matching CommitLog records as held slices. RocketMQ's statuses, next-begin offsets,
+ * batch limits (in-memory vs on-disk transfer caps) and suggest-pull-from-slave hint. Stateless
+ * apart from a thread-local entry buffer; any thread.
+ */
+final class MessageReader {
+    private static final int MIN_FILTER_SCAN_BYTES = 16_000;
+
+    private final ConsumeQueueStore queues;
+    private final CommitLogReader log;
+    private final ReadLimits limits;
+    private final ThreadLocal<ByteBuffer> entryBuffer;
+    private final MessageRecordDecoder decoder = new MessageRecordDecoder();
+
+    MessageReader(ConsumeQueueStore queues, CommitLogReader log, ReadLimits limits) {
+        this.queues = queues;
+        this.log = log;
+        this.limits = limits;
+        int capacity = Math.max(MIN_FILTER_SCAN_BYTES, limits.maxTransferCountOnMessageInMemory() * ConsumeQueueEntry.SIZE);
+        this.entryBuffer = ThreadLocal.withInitial(() -> ByteBuffer.allocate(capacity / ConsumeQueueEntry.SIZE * ConsumeQueueEntry.SIZE));
+    }
+
+    GetMessageResult getMessage(String topic, int queueId, long offset, int maxMsgNums, MessageFilter filter) {
+        ConsumeQueue queue = queues.find(topic, queueId);
+        if (queue == null) {
+            return empty(GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, 0, 0, 0);
+        }
+        long minOffset = queue.minOffset();
+        long maxOffset = queue.maxOffset();
+        if (maxOffset == 0) {
+            return empty(GetMessageStatus.NO_MESSAGE_IN_QUEUE, 0, minOffset, maxOffset);
+        }
+        if (offset < minOffset) {
+            return empty(GetMessageStatus.OFFSET_TOO_SMALL, minOffset, minOffset, maxOffset);
+        }
+        if (offset == maxOffset) {
+            return empty(GetMessageStatus.OFFSET_OVERFLOW_ONE, offset, minOffset, maxOffset);
+        }
+        if (offset > maxOffset) {
+            return empty(GetMessageStatus.OFFSET_OVERFLOW_BADLY, maxOffset, minOffset, maxOffset);
+        }
+        return read(queue, offset, Math.max(1, maxMsgNums), filter == null ? MessageFilter.all() : filter,
+                minOffset, maxOffset);
+    }
+
+    private GetMessageResult read(ConsumeQueue queue, long offset, int maxMsgNums, MessageFilter filter,
+                                  long minOffset, long maxOffset) {
+        ByteBuffer entries = entryBuffer.get();
+        int scanLimit = entries.capacity() / ConsumeQueueEntry.SIZE;
+        long maxOffsetPy = log.maxOffset();
+        long memory = limits.memoryBytes();
+        List<SelectedBuffer> found = new ArrayList<>(Math.min(maxMsgNums, 64));
+        GetMessageStatus status = GetMessageStatus.NO_MATCHED_MESSAGE;
+        int totalSize = 0;
+        long nextFileStart = Long.MIN_VALUE;
+        long maxPhyOffsetPulling = 0;
+        long next = offset;
+        boolean full = false;
+        // A queue file ends every mappedFileSizeConsumeQueue / 20 entries: keep reading across it
+        // until the batch is full, the queue ends, or the filter scan limit is reached.
+        while (!full && next < maxOffset && next - offset < scanLimit) {
+            entries.clear();
+            int count = queue.read(next, (int) (scanLimit - (next - offset)), entries);
+            if (count == 0) {
+                if (next == offset) {
+                    // the queue file went away between the bounds check and the read (retention)
+                    return empty(GetMessageStatus.OFFSET_FOUND_NULL, Math.max(offset, queue.minOffset()), minOffset, maxOffset);
+                }
+                break;
+            }
+            int processed = 0;
+            for (; processed < count; processed++) {
+                int at = processed * ConsumeQueueEntry.SIZE;
+                long offsetPy = entries.getLong(at);
+                int sizePy = entries.getInt(at + 8);
+                long tagsCode = entries.getLong(at + 12);
+                if (sizePy == Integer.MAX_VALUE && offsetPy == 0) {
+                    continue; // placeholder for a message this queue never had
+                }
+                maxPhyOffsetPulling = offsetPy;
+                if (nextFileStart != Long.MIN_VALUE && offsetPy < nextFileStart) {
+                    continue;
+                }
+                boolean inDisk = maxOffsetPy - offsetPy > memory;
+                if (isBatchFull(sizePy, maxMsgNums, totalSize, found.size(), inDisk)) {
+                    full = true;
+                    break;
+                }
+                if (!filter.isMatchedByConsumeQueue(tagsCode)) {
+                    continue;
+                }
+                SelectedBuffer record = log.select(offsetPy, sizePy);
+                if (record == null) {
+                    if (found.isEmpty()) {
+                        status = GetMessageStatus.MESSAGE_WAS_REMOVING;
+                    }
+                    nextFileStart = log.rollNextFile(offsetPy);
+                    continue;
+                }
+                found.add(record);
+                totalSize += sizePy;
+                status = GetMessageStatus.FOUND;
+                nextFileStart = Long.MIN_VALUE;
+            }
+            next += processed;
+        }
+        boolean suggestSlave = maxOffsetPy - maxPhyOffsetPulling > memory;
+        return new GetMessageResult(status, next, minOffset, maxOffset, List.copyOf(found), totalSize, suggestSlave);
+    }
+
+    /** RocketMQ's isTheBatchFull: the first message always goes; then count and byte caps by locality. */
+    private boolean isBatchFull(int sizePy, int maxMsgNums, int bufferTotal, int messageTotal, boolean inDisk) {
+        if (bufferTotal == 0 || messageTotal == 0) {
+            return false;
+        }
+        if (messageTotal >= maxMsgNums) {
+            return true;
+        }
+        if (inDisk) {
+            return bufferTotal + sizePy > limits.maxTransferBytesOnMessageInDisk()
+                    || messageTotal > limits.maxTransferCountOnMessageInDisk() - 1;
+        }
+        return bufferTotal + sizePy > limits.maxTransferBytesOnMessageInMemory()
+                || messageTotal > limits.maxTransferCountOnMessageInMemory() - 1;
+    }
+
+    private static GetMessageResult empty(GetMessageStatus status, long next, long min, long max) {
+        return new GetMessageResult(status, next, min, max, List.of(), 0, false);
+    }
+
+    /**
+     * The whole message record at {@code commitLogOffset} (its size read from its first 4 bytes), or
+     * null if no valid message record starts there.
+     */
+    SelectedBuffer selectRecord(long commitLogOffset) {
+        SelectedBuffer head = log.select(commitLogOffset, 4);
+        if (head == null) {
+            return null;
+        }
+        int size;
+        try {
+            size = head.buffer().getInt(0);
+        } finally {
+            head.release();
+        }
+        if (size <= 0) {
+            return null;
+        }
+        SelectedBuffer record = log.select(commitLogOffset, size);
+        if (record != null && !decoder.check(record.buffer().duplicate(), false).isOk()) {
+            record.release();
+            return null;
+        }
+        return record;
+    }
+}

@@ -1,0 +1,336 @@
+package io.basalt.store.commitlog;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A message on its way into the CommitLog. Everything the record needs is prepared when the message
+ * is built, on the caller's thread: topic and properties as UTF-8 bytes, the body CRC, the tagsCode,
+ * the IPv6 bits of the sysFlag. The encoder, which runs under the put lock, then only copies.
+ *
+ * <p>The store fills in the physical offset, queue offset and store timestamp when it appends the
+ * message ({@link #assigned}); until then they are -1 / 0. Built once, the message is not changed
+ * by its producer; the store writes the assigned fields from the appending thread only.
+ */
+public final class BrokerMessage {
+    private final String topic;
+    private final byte[] topicBytes;
+    private final int queueId;
+    private final int flag;
+    private final byte[] body;
+    private final int bodyCrc;
+    private final String propertiesString;
+    private final byte[] propertiesBytes;
+    private final long tagsCode;
+    private final String tags;
+    private final String keys;
+    private final String uniqKey;
+    private final boolean waitStoreMsgOk;
+    private final long bornTimestamp;
+    private final byte[] bornHostAddress;
+    private final int bornHostPort;
+    private final byte[] storeHostAddress;
+    private final int storeHostPort;
+    private final int sysFlag;
+    private final int reconsumeTimes;
+    private final long preparedTransactionOffset;
+    private final int recordLength;
+
+    private long physicalOffset = -1;
+    private long queueOffset = -1;
+    private long storeTimestamp;
+
+    private BrokerMessage(Builder b) {
+        this.topic = Objects.requireNonNull(b.topic, "topic");
+        this.topicBytes = topic.getBytes(StandardCharsets.UTF_8);
+        this.queueId = b.queueId;
+        this.flag = b.flag;
+        this.body = b.body == null ? new byte[0] : b.body;
+        this.bodyCrc = RecordFormat.bodyCrc(body, 0, body.length);
+        Map<String, String> map = b.properties != null ? b.properties
+            : MessageProperties.parse(b.propertiesString == null ? "" : b.propertiesString);
+        this.propertiesString = b.propertiesString != null ? b.propertiesString : MessageProperties.toPropertiesString(map);
+        this.propertiesBytes = propertiesString.getBytes(StandardCharsets.UTF_8);
+        this.tags = map.get(MessageProperties.TAGS);
+        this.keys = map.get(MessageProperties.KEYS);
+        this.uniqKey = map.get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
+        this.waitStoreMsgOk = !"false".equals(map.get(MessageProperties.WAIT_STORE_MSG_OK));
+        this.tagsCode = b.tagsCode != null ? b.tagsCode : MessageProperties.tagsCode(tags);
+        this.bornTimestamp = b.bornTimestamp;
+        this.bornHostAddress = checkAddress(b.bornHostAddress, "born host");
+        this.bornHostPort = b.bornHostPort;
+        this.storeHostAddress = checkAddress(b.storeHostAddress, "store host");
+        this.storeHostPort = b.storeHostPort;
+        int flags = b.sysFlag & ~(RecordFormat.BORNHOST_V6_FLAG | RecordFormat.STOREHOSTADDRESS_V6_FLAG);
+        if (bornHostAddress.length == 16) {
+            flags |= RecordFormat.BORNHOST_V6_FLAG;
+        }
+        if (storeHostAddress.length == 16) {
+            flags |= RecordFormat.STOREHOSTADDRESS_V6_FLAG;
+        }
+        this.sysFlag = flags;
+        this.reconsumeTimes = b.reconsumeTimes;
+        this.preparedTransactionOffset = b.preparedTransactionOffset;
+        this.recordLength = RecordFormat.recordLength(sysFlag, body.length, topicBytes.length, propertiesBytes.length);
+    }
+
+    private static byte[] checkAddress(byte[] address, String what) {
+        Objects.requireNonNull(address, what);
+        if (address.length != 4 && address.length != 16) {
+            throw new IllegalArgumentException(what + " address must have 4 or 16 bytes, not " + address.length);
+        }
+        return address;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Records what the store assigned when it appended this message. Called by the appending thread. */
+    void assigned(long physicalOffset, long queueOffset, long storeTimestamp) {
+        this.physicalOffset = physicalOffset;
+        this.queueOffset = queueOffset;
+        this.storeTimestamp = storeTimestamp;
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    byte[] topicBytes() {
+        return topicBytes;
+    }
+
+    public int topicLength() {
+        return topicBytes.length;
+    }
+
+    public int queueId() {
+        return queueId;
+    }
+
+    public int flag() {
+        return flag;
+    }
+
+    /** The body as given; not copied, do not modify. */
+    public byte[] body() {
+        return body;
+    }
+
+    public int bodyCrc() {
+        return bodyCrc;
+    }
+
+    public String propertiesString() {
+        return propertiesString;
+    }
+
+    byte[] propertiesBytes() {
+        return propertiesBytes;
+    }
+
+    public int propertiesLength() {
+        return propertiesBytes.length;
+    }
+
+    public long tagsCode() {
+        return tagsCode;
+    }
+
+    /** The TAGS property, or null. */
+    public String tags() {
+        return tags;
+    }
+
+    /** The KEYS property (keys separated by {@link MessageProperties#KEY_SEPARATOR}), or null. */
+    public String keys() {
+        return keys;
+    }
+
+    /** The UNIQ_KEY property (the client's message id), or null. */
+    public String uniqKey() {
+        return uniqKey;
+    }
+
+    /** False only when the producer set WAIT=false: then a sync flush is started but not awaited. */
+    public boolean waitStoreMsgOk() {
+        return waitStoreMsgOk;
+    }
+
+    public long bornTimestamp() {
+        return bornTimestamp;
+    }
+
+    byte[] bornHostAddress() {
+        return bornHostAddress;
+    }
+
+    public int bornHostPort() {
+        return bornHostPort;
+    }
+
+    byte[] storeHostAddress() {
+        return storeHostAddress;
+    }
+
+    public int storeHostPort() {
+        return storeHostPort;
+    }
+
+    /** The sysFlag as written: the caller's flags with the IPv6 bits set from the host addresses. */
+    public int sysFlag() {
+        return sysFlag;
+    }
+
+    public int reconsumeTimes() {
+        return reconsumeTimes;
+    }
+
+    public long preparedTransactionOffset() {
+        return preparedTransactionOffset;
+    }
+
+    /** Total bytes of this message's record. */
+    public int recordLength() {
+        return recordLength;
+    }
+
+    /** Assigned global CommitLog offset, -1 before the append. */
+    public long physicalOffset() {
+        return physicalOffset;
+    }
+
+    /** Assigned logical offset in (topic, queueId), -1 before the append. */
+    public long queueOffset() {
+        return queueOffset;
+    }
+
+    public long storeTimestamp() {
+        return storeTimestamp;
+    }
+
+    /** RocketMQ's offset message id of the appended record. */
+    public String offsetMsgId() {
+        return OffsetMessageId.encode(storeHostAddress, storeHostPort, physicalOffset);
+    }
+
+    @Override
+    public String toString() {
+        return "BrokerMessage[topic=" + topic + ", queueId=" + queueId + ", bodyLength=" + body.length
+            + ", queueOffset=" + queueOffset + ", physicalOffset=" + physicalOffset + "]";
+    }
+
+    /** Collects a message's fields; {@link #build()} encodes topic and properties once. */
+    public static final class Builder {
+        private static final byte[] ANY_IPV4 = new byte[4];
+
+        private String topic;
+        private int queueId;
+        private int flag;
+        private byte[] body;
+        private Map<String, String> properties;
+        private String propertiesString;
+        private Long tagsCode;
+        private long bornTimestamp;
+        private byte[] bornHostAddress = ANY_IPV4;
+        private int bornHostPort;
+        private byte[] storeHostAddress = ANY_IPV4;
+        private int storeHostPort;
+        private int sysFlag;
+        private int reconsumeTimes;
+        private long preparedTransactionOffset;
+
+        private Builder() {
+        }
+
+        public Builder topic(String topic) {
+            this.topic = topic;
+            return this;
+        }
+
+        public Builder queueId(int queueId) {
+            this.queueId = queueId;
+            return this;
+        }
+
+        public Builder flag(int flag) {
+            this.flag = flag;
+            return this;
+        }
+
+        public Builder body(byte[] body) {
+            this.body = body;
+            return this;
+        }
+
+        /** Properties as a map; encoded in its iteration order. Replaces {@link #propertiesString}. */
+        public Builder properties(Map<String, String> properties) {
+            this.properties = properties;
+            this.propertiesString = null;
+            return this;
+        }
+
+        /** Properties already in wire form (as a producer sends them); kept byte for byte. */
+        public Builder propertiesString(String propertiesString) {
+            this.propertiesString = propertiesString;
+            this.properties = null;
+            return this;
+        }
+
+        /** Overrides the tagsCode, which is otherwise the hash of the TAGS property. */
+        public Builder tagsCode(long tagsCode) {
+            this.tagsCode = tagsCode;
+            return this;
+        }
+
+        public Builder bornTimestamp(long bornTimestamp) {
+            this.bornTimestamp = bornTimestamp;
+            return this;
+        }
+
+        public Builder bornHost(InetSocketAddress bornHost) {
+            return bornHost(bornHost.getAddress().getAddress(), bornHost.getPort());
+        }
+
+        /** Raw address (4 bytes IPv4 or 16 bytes IPv6) and port. */
+        public Builder bornHost(byte[] address, int port) {
+            this.bornHostAddress = address;
+            this.bornHostPort = port;
+            return this;
+        }
+
+        public Builder storeHost(InetSocketAddress storeHost) {
+            return storeHost(storeHost.getAddress().getAddress(), storeHost.getPort());
+        }
+
+        /** Raw address (4 bytes IPv4 or 16 bytes IPv6) and port. */
+        public Builder storeHost(byte[] address, int port) {
+            this.storeHostAddress = address;
+            this.storeHostPort = port;
+            return this;
+        }
+
+        /** The producer's sysFlag; the IPv6 host bits are recomputed from the addresses. */
+        public Builder sysFlag(int sysFlag) {
+            this.sysFlag = sysFlag;
+            return this;
+        }
+
+        public Builder reconsumeTimes(int reconsumeTimes) {
+            this.reconsumeTimes = reconsumeTimes;
+            return this;
+        }
+
+        public Builder preparedTransactionOffset(long preparedTransactionOffset) {
+            this.preparedTransactionOffset = preparedTransactionOffset;
+            return this;
+        }
+
+        public BrokerMessage build() {
+            return new BrokerMessage(this);
+        }
+    }
+}

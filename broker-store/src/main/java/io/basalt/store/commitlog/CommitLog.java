@@ -1,0 +1,549 @@
+package io.basalt.store.commitlog;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.basalt.store.FlushDiskType;
+import io.basalt.store.StoreConfig;
+import io.basalt.store.flush.CommitRealTimeService;
+import io.basalt.store.flush.FailStop;
+import io.basalt.store.flush.FlushDiskWatcher;
+import io.basalt.store.flush.FlushRealTimeService;
+import io.basalt.store.flush.FlushTarget;
+import io.basalt.store.flush.GroupCommitRequest;
+import io.basalt.store.flush.GroupCommitService;
+import io.basalt.store.mappedfile.AllocateMappedFileService;
+import io.basalt.store.mappedfile.MappedFile;
+import io.basalt.store.mappedfile.MappedFileQueue;
+import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.mappedfile.TransientStorePool;
+import io.basalt.store.recovery.AbortMarker;
+import io.basalt.store.recovery.CommitLogRecovery;
+import io.basalt.store.recovery.RecoveryResult;
+import io.basalt.store.recovery.StoreCheckpoint;
+
+/**
+ * The durable, append-only log every message goes through: RocketMQ's CommitLog files, its record
+ * format and its flush modes.
+ *
+ * <p><b>Put path.</b> {@link #asyncPutMessage} validates the message outside any lock (bad input gets
+ * a status, never an exception), then takes the put lock for the append only: read the clock, pick
+ * the last file (the allocator has created it ahead of need), assign the queue offset, encode the
+ * record in place and advance the counter. Nothing in that section allocates, maps or forces. A
+ * record that would not leave room for the END_OF_FILE marker writes the marker and goes to the next
+ * file. After the lock the put registers its durability wait: none for ASYNC_FLUSH, a
+ * {@link GroupCommitRequest} for SYNC_FLUSH (unless WAIT=false), plus the {@link ReplicaWait} hook.
+ * The returned future completes once those are met; no caller thread ever waits for the disk.
+ *
+ * <p><b>Fail-stop.</b> An {@link IOException} on commit or force trips the {@link FailStop}: waiting
+ * futures fail, the flushed offset stays where force() left it, later puts get
+ * SERVICE_NOT_AVAILABLE and the clean-shutdown marker is left in place.
+ *
+ * <p><b>Lifecycle.</b> {@link #open} builds it, {@link #load()} maps and recovers the files and
+ * creates the {@code abort} marker, {@link #start()} starts the services, {@link #shutdown()} stops
+ * accepting, answers every waiting put, commits, flushes, writes the checkpoint, removes the marker
+ * and unmaps. Puts, reads and offset queries are thread-safe.
+ */
+public final class CommitLog {
+    private static final Logger LOG = LoggerFactory.getLogger(CommitLog.class);
+    private static final long PUT_IN_LOCK_WARN_MS = 500;
+
+    private enum State { NEW, LOADED, RUNNING, STOPPED }
+
+    private final StoreConfig config;
+    private final MappedFileQueue files;
+    private final AllocateMappedFileService allocator;
+    private final TransientStorePool pool;
+    private final StoreCheckpoint checkpoint;
+    private final AbortMarker abortMarker;
+    private final LongSupplier clockMs;
+    private final int fileSize;
+    private final int maxMessageSize;
+    private final long busyTimeoutMs;
+    private final boolean syncFlush;
+    private final boolean writeBuffered;
+
+    private final FailStop failStop = new FailStop();
+    private final PutMessageLock putLock = new PutMessageLock();
+    private final RecordAppender appender = new RecordAppender();
+    private final QueueOffsetTable queueOffsets = new QueueOffsetTable();
+    private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
+    private volatile ReplicaWait replicaWait = ReplicaWait.NONE;
+
+    private final FlushTarget flushTarget;
+    private final FlushRealTimeService flushRealTimeService;
+    private final GroupCommitService groupCommitService;
+    private final FlushDiskWatcher flushDiskWatcher;
+    private final CommitRealTimeService commitRealTimeService;
+    private final ExecutorService flushAckExecutor;
+
+    /** Written under the put lock (and by lifecycle methods holding it); read by anyone. */
+    private volatile State state = State.NEW;
+
+    /**
+     * @param flushPath wraps the flush target the services use (identity in production; tests put a
+     *                  hook there to hold force() back or make it fail)
+     */
+    CommitLog(StoreConfig config, MappedFileQueue files, AllocateMappedFileService allocator, TransientStorePool pool,
+              StoreCheckpoint checkpoint, AbortMarker abortMarker, LongSupplier clockMs,
+              UnaryOperator<FlushTarget> flushPath) {
+        this.config = config;
+        this.files = files;
+        this.allocator = allocator;
+        this.pool = pool;
+        this.checkpoint = checkpoint;
+        this.abortMarker = abortMarker;
+        this.clockMs = clockMs;
+        this.fileSize = config.mappedFileSizeCommitLog();
+        this.maxMessageSize = config.maxMessageSize();
+        this.busyTimeoutMs = config.osPageCacheBusyTimeOutMills();
+        this.syncFlush = config.flushDiskType() == FlushDiskType.SYNC_FLUSH;
+        this.writeBuffered = pool != null;
+        this.flushTarget = flushPath.apply(new CommitLogFlushTarget(files, writeBuffered, this::notifyAppended,
+            this::onFlushed));
+        if (syncFlush) {
+            this.flushRealTimeService = null;
+            this.flushDiskWatcher = new FlushDiskWatcher(System::nanoTime);
+            this.flushAckExecutor = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "FlushAckThread");
+                t.setDaemon(true);
+                return t;
+            });
+            this.groupCommitService = new GroupCommitService(flushTarget, failStop, flushDiskWatcher, flushAckExecutor);
+            // Under SYNC_FLUSH the group commit also commits the write buffer: a sync put never
+            // waits for the commit interval, and the committed position has a single writer.
+            this.commitRealTimeService = null;
+        } else {
+            this.groupCommitService = null;
+            this.flushDiskWatcher = null;
+            this.flushAckExecutor = null;
+            this.flushRealTimeService = new FlushRealTimeService(flushTarget, failStop, config.flushIntervalCommitLog(),
+                config.flushCommitLogLeastPages(), config.flushCommitLogThoroughInterval(),
+                config.flushCommitLogTimed(), clockMs);
+            this.commitRealTimeService = writeBuffered
+                ? new CommitRealTimeService(flushTarget, failStop, config.commitIntervalCommitLog(),
+                    config.commitCommitLogLeastPages(), config.commitCommitLogThoroughInterval(), clockMs,
+                    flushRealTimeService::wakeupForData)
+                : null;
+        }
+    }
+
+    /**
+     * Builds a CommitLog for {@code config}: its file queue in {@code storePathCommitLog}, the
+     * allocator, the transient store pool when enabled, the checkpoint and abort marker in
+     * {@code storePathRootDir}. Nothing is mapped until {@link #load()}.
+     */
+    public static CommitLog open(StoreConfig config) throws IOException {
+        return open(config, System::currentTimeMillis, UnaryOperator.identity());
+    }
+
+    static CommitLog open(StoreConfig config, LongSupplier clockMs, UnaryOperator<FlushTarget> flushPath)
+        throws IOException {
+        TransientStorePool pool = config.transientStorePoolEnable()
+            ? new TransientStorePool(config.transientStorePoolSize(), config.mappedFileSizeCommitLog())
+            : null;
+        AllocateMappedFileService allocator = new AllocateMappedFileService(config.flushDiskType(),
+            config.warmMapedFileEnable(), config.flushLeastPagesWhenWarmMapedFile(), pool);
+        MappedFileQueue files = new MappedFileQueue(config.commitLogDir(), config.mappedFileSizeCommitLog(), allocator);
+        StoreCheckpoint checkpoint = StoreCheckpoint.open(config.rootDir().resolve(StoreCheckpoint.FILE_NAME));
+        AbortMarker abortMarker = AbortMarker.in(config.rootDir());
+        return new CommitLog(config, files, allocator, pool, checkpoint, abortMarker, clockMs, flushPath);
+    }
+
+    // ---- lifecycle --------------------------------------------------------------------------------
+
+    /** {@link #load(Consumer)} with no one to tell about the recovered records. */
+    public void load() throws IOException {
+        load(record -> { });
+    }
+
+    /**
+     * Maps the files and recovers the log: after a clean shutdown the last files are checked; after a
+     * crash (the {@code abort} marker is still there) every record from the checkpoint's recovery
+     * point is verified and passed to {@code onRecoveredRecord} (the consume-queue rebuild). Everything
+     * after the last valid record is cut. Then creates the {@code abort} marker.
+     */
+    public synchronized void load(Consumer<RecordCheck> onRecoveredRecord) throws IOException {
+        if (state != State.NEW) {
+            throw new IllegalStateException("CommitLog already loaded");
+        }
+        files.load();
+        boolean crashed = abortMarker.exists();
+        RecoveryResult recovered = new CommitLogRecovery(checkpoint, config.checkCRCOnRecover(), maxMessageSize)
+            .recover(files, crashed, onRecoveredRecord);
+        LOG.info("CommitLog loaded {} files, max offset {}", files.files().size(), recovered.maxOffset());
+        abortMarker.create();
+        state = State.LOADED;
+    }
+
+    /** Starts the allocator and the commit/flush services. */
+    public synchronized void start() {
+        if (state != State.LOADED) {
+            throw new IllegalStateException("CommitLog must be loaded before start, state " + state);
+        }
+        allocator.start();
+        if (syncFlush) {
+            flushDiskWatcher.start();
+            groupCommitService.start();
+        } else {
+            flushRealTimeService.start();
+            if (commitRealTimeService != null) {
+                commitRealTimeService.start();
+            }
+        }
+        state = State.RUNNING;
+    }
+
+    /**
+     * Clean shutdown: stops accepting puts, commits and forces everything, answers every waiting put,
+     * writes the checkpoint, removes the {@code abort} marker (only if no write failed) and unmaps.
+     * Idempotent.
+     */
+    public synchronized void shutdown() {
+        if (state == State.STOPPED) {
+            return;
+        }
+        boolean started = state == State.RUNNING;
+        if (!putLock.tryLock(Long.MAX_VALUE, clockMs.getAsLong())) {
+            throw new IllegalStateException("interrupted while stopping puts");
+        }
+        try {
+            state = State.STOPPED;
+        } finally {
+            putLock.unlock();
+        }
+        if (started) {
+            if (commitRealTimeService != null) {
+                commitRealTimeService.shutdown();
+            }
+            if (flushRealTimeService != null) {
+                flushRealTimeService.shutdown();
+            }
+            if (groupCommitService != null) {
+                groupCommitService.shutdown();
+                flushDiskWatcher.shutdown();
+                flushAckExecutor.shutdown();
+                awaitAcks();
+            }
+        } else if (flushAckExecutor != null) {
+            flushAckExecutor.shutdownNow();
+        }
+        allocator.shutdown();
+        if (!failStop.failed()) {
+            try {
+                checkpoint.flush();
+                abortMarker.delete();
+            } catch (IOException e) {
+                LOG.error("CommitLog shutdown could not write the checkpoint or remove the abort marker in {}: {}",
+                    config.storePathRootDir(), e.toString());
+            }
+        }
+        checkpoint.close();
+        files.shutdown();
+        if (pool != null) {
+            pool.destroy();
+        }
+        LOG.info("CommitLog shut down at max offset {}, flushed {}", maxOffset(), flushedOffset());
+    }
+
+    /** Remembers what is durable; the checkpoint file is written by its owner's flush and at shutdown. */
+    private void onFlushed(long flushedOffset, long storeTimestampOrZero) {
+        checkpoint.physicRecoveryOffset(flushedOffset);
+        if (storeTimestampOrZero > 0) {
+            checkpoint.physicMsgTimestamp(storeTimestampOrZero);
+        }
+    }
+
+    private void awaitAcks() {
+        try {
+            if (!flushAckExecutor.awaitTermination(config.syncFlushTimeout(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("FlushAckThread did not finish within {} ms", config.syncFlushTimeout());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---- put path ---------------------------------------------------------------------------------
+
+    /** Appends one message; the future completes when its flush (and replica) requirement is met. */
+    public CompletableFuture<PutMessageResult> asyncPutMessage(BrokerMessage msg) {
+        MessageViolation violation = MessageRecordEncoder.validate(msg, maxMessageSize, fileSize);
+        if (violation != MessageViolation.NONE) {
+            return rejected(statusOf(violation));
+        }
+        return put(msg, null, msg, msg.recordLength(), 1);
+    }
+
+    /**
+     * Appends a batch for one (topic, queueId) as consecutive records with consecutive queue offsets,
+     * all in one file. An empty batch, or one mixing queues, is MESSAGE_ILLEGAL.
+     */
+    public CompletableFuture<PutMessageResult> asyncPutMessages(List<BrokerMessage> batch) {
+        if (batch == null || batch.isEmpty()) {
+            return rejected(PutMessageStatus.MESSAGE_ILLEGAL);
+        }
+        BrokerMessage first = batch.get(0);
+        for (BrokerMessage m : batch) {
+            if (m.queueId() != first.queueId() || !m.topic().equals(first.topic())) {
+                return rejected(PutMessageStatus.MESSAGE_ILLEGAL);
+            }
+        }
+        MessageViolation violation = MessageRecordEncoder.validateBatch(batch, maxMessageSize, fileSize);
+        if (violation != MessageViolation.NONE) {
+            return rejected(statusOf(violation));
+        }
+        return put(null, batch, first, MessageRecordEncoder.batchLength(batch), batch.size());
+    }
+
+    private static PutMessageStatus statusOf(MessageViolation violation) {
+        return violation.isPropertiesSizeExceeded()
+            ? PutMessageStatus.PROPERTIES_SIZE_EXCEEDED
+            : PutMessageStatus.MESSAGE_ILLEGAL;
+    }
+
+    private CompletableFuture<PutMessageResult> put(BrokerMessage single, List<BrokerMessage> batch,
+                                                    BrokerMessage first, int length, int count) {
+        if (state != State.RUNNING || failStop.failed()) {
+            return rejected(PutMessageStatus.SERVICE_NOT_AVAILABLE);
+        }
+        if (putLock.isBusy(clockMs.getAsLong(), busyTimeoutMs)) {
+            return rejected(PutMessageStatus.OS_PAGE_CACHE_BUSY);
+        }
+        String queueKey = QueueOffsetTable.key(first.topic(), first.queueId());
+        long wroteOffset;
+        long queueOffset;
+        long storeTimestamp;
+        long lockedMs;
+        PutMessageStatus refused = null;
+        if (!putLock.tryLock(busyTimeoutMs, clockMs.getAsLong())) {
+            return rejected(PutMessageStatus.OS_PAGE_CACHE_BUSY);
+        }
+        try {
+            storeTimestamp = clockMs.getAsLong();
+            if (state != State.RUNNING || failStop.failed()) {
+                return rejected(PutMessageStatus.SERVICE_NOT_AVAILABLE);
+            }
+            QueueOffsetTable.Counter counter = queueOffsets.counter(queueKey);
+            queueOffset = counter.next;
+            appender.prepare(single, batch, length, queueOffset, storeTimestamp);
+            MappedFile file = lastFileOrCreate();
+            if (file == null) {
+                refused = PutMessageStatus.CREATE_MAPPED_FILE_FAILED;
+            } else {
+                file.append(appender);
+                if (appender.endOfFile) {
+                    // The record did not fit behind the last one: the rest of that file is now the
+                    // END_OF_FILE marker and the record starts the next file.
+                    file = lastFileOrCreate();
+                    if (file == null) {
+                        refused = PutMessageStatus.CREATE_MAPPED_FILE_FAILED;
+                    } else {
+                        file.append(appender);
+                    }
+                }
+            }
+            if (refused == null) {
+                if (appender.endOfFile) {
+                    throw new IllegalStateException("a validated record of " + length + " bytes does not fit in "
+                        + "a new file of " + fileSize);
+                }
+                file.storeTimestamp(storeTimestamp);
+                counter.next = queueOffset + count;
+            }
+            wroteOffset = appender.wroteOffset;
+            lockedMs = clockMs.getAsLong() - storeTimestamp;
+        } catch (RuntimeException e) {
+            LOG.error("CommitLog append failed unexpectedly for topic {}", first.topic(), e);
+            return rejected(PutMessageStatus.UNKNOWN_ERROR);
+        } finally {
+            appender.clear();
+            putLock.unlock();
+        }
+        if (refused != null) {
+            return rejected(refused);
+        }
+        if (lockedMs > PUT_IN_LOCK_WARN_MS) {
+            LOG.warn("putMessage in lock cost time {} ms, topic {}, bodies {} bytes", lockedMs, first.topic(), length);
+        }
+        AppendMessageResult result = new AppendMessageResult(wroteOffset, length, queueOffset, count, storeTimestamp);
+        afterAppend();
+        return awaitDurability(first, result);
+    }
+
+    /** The file to append to; null (CREATE_MAPPED_FILE_FAILED) when it could not be created. */
+    private MappedFile lastFileOrCreate() {
+        try {
+            return files.lastFileOrCreate(0);
+        } catch (IOException e) {
+            LOG.error("create mapped file failed in {}: {}", files.dir(), e.toString());
+            return null;
+        }
+    }
+
+    private void afterAppend() {
+        if (writeBuffered) {
+            if (commitRealTimeService != null && config.wakeCommitWhenPutMessage()) {
+                commitRealTimeService.wakeup();
+            }
+        } else {
+            notifyAppended();
+            if (flushRealTimeService != null) {
+                flushRealTimeService.wakeupForData();
+            }
+        }
+    }
+
+    private CompletableFuture<PutMessageResult> awaitDurability(BrokerMessage msg, AppendMessageResult result) {
+        ReplicaWait replica = replicaWait;
+        CompletableFuture<PutMessageStatus> flushed;
+        if (syncFlush && msg.waitStoreMsgOk()) {
+            GroupCommitRequest request = new GroupCommitRequest(result.nextOffset(),
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.syncFlushTimeout()));
+            groupCommitService.submit(request);
+            flushed = request.future().thenApply(outcome -> outcome == GroupCommitRequest.Outcome.FLUSHED
+                ? PutMessageStatus.PUT_OK
+                : PutMessageStatus.FLUSH_DISK_TIMEOUT);
+        } else {
+            if (syncFlush) {
+                groupCommitService.wakeup();
+            }
+            if (replica == ReplicaWait.NONE) {
+                return CompletableFuture.completedFuture(new PutMessageResult(PutMessageStatus.PUT_OK, result));
+            }
+            flushed = CompletableFuture.completedFuture(PutMessageStatus.PUT_OK);
+        }
+        if (replica != ReplicaWait.NONE) {
+            flushed = flushed.thenCombine(replica.await(msg, result),
+                (flush, ha) -> flush != PutMessageStatus.PUT_OK ? flush : ha);
+        }
+        return flushed.thenApply(status -> new PutMessageResult(status, result));
+    }
+
+    private static CompletableFuture<PutMessageResult> rejected(PutMessageStatus status) {
+        return CompletableFuture.completedFuture(PutMessageResult.rejected(status));
+    }
+
+    private void notifyAppended() {
+        if (appendListeners.isEmpty()) {
+            return;
+        }
+        long max = files.maxOffset();
+        for (AppendListener listener : appendListeners) {
+            listener.onAppend(max);
+        }
+    }
+
+    // ---- hooks ------------------------------------------------------------------------------------
+
+    /** Registers a listener told whenever new bytes become readable (the dispatcher's wakeup). */
+    public void addAppendListener(AppendListener listener) {
+        appendListeners.add(listener);
+    }
+
+    /** Installs the replication wait that composes with the flush wait (HA); {@link ReplicaWait#NONE} removes it. */
+    public void setReplicaWait(ReplicaWait wait) {
+        this.replicaWait = wait == null ? ReplicaWait.NONE : wait;
+    }
+
+    /** The per-queue offset counters (set from the consume queues at startup). */
+    public QueueOffsetTable queueOffsets() {
+        return queueOffsets;
+    }
+
+    // ---- reads and offsets -----------------------------------------------------------------------
+
+    /**
+     * A read-only, reference-counted view of {@code [offset, offset + size)}, or null if that range is
+     * not entirely readable in one file. Release it when done.
+     */
+    public SelectedBuffer select(long offset, int size) {
+        MappedFile file = files.findFileByOffset(offset, false);
+        if (file == null) {
+            return null;
+        }
+        return file.select((int) (offset - file.fileFromOffset()), size);
+    }
+
+    /** A view from {@code offset} to the readable end of its file, or null. Release it when done. */
+    public SelectedBuffer select(long offset) {
+        MappedFile file = files.findFileByOffset(offset, false);
+        if (file == null) {
+            return null;
+        }
+        return file.select((int) (offset - file.fileFromOffset()));
+    }
+
+    /** Offset of the first byte still stored (0 when there is no file). */
+    public long minOffset() {
+        long min = files.minOffset();
+        return Math.max(min, 0);
+    }
+
+    /** End of what readers may see (committed bytes with a transient store pool). */
+    public long maxOffset() {
+        return files.maxOffset();
+    }
+
+    /** End of what force() made durable. */
+    public long flushedOffset() {
+        return flushTarget.flushedOffset();
+    }
+
+    /** End of what was written to the files (page cache). */
+    public long committedOffset() {
+        return flushTarget.committedOffset();
+    }
+
+    /** Start of the file after the one holding {@code offset} (readers skipping an END_OF_FILE marker). */
+    public long rollNextFile(long offset) {
+        return offset + fileSize - offset % fileSize;
+    }
+
+    public int fileSize() {
+        return fileSize;
+    }
+
+    /**
+     * Retention: deletes, oldest first, files last modified at least {@code expiredMillis} ago (all but
+     * the newest when {@code cleanImmediately}); never the newest file and never one a reader holds.
+     * See {@link MappedFileQueue#deleteExpiredFilesByTime}. Returns the number of files deleted.
+     */
+    public int deleteExpiredFiles(long expiredMillis, long intervalMs, long destroyWaitMs, boolean cleanImmediately) {
+        return files.deleteExpiredFilesByTime(expiredMillis, intervalMs, destroyWaitMs, cleanImmediately);
+    }
+
+    /** False once shut down or after a write failure (puts then get SERVICE_NOT_AVAILABLE). */
+    public boolean isWritable() {
+        return state == State.RUNNING && !failStop.failed();
+    }
+
+    /** The write-failure latch (read-only state), for the store facade and metrics. */
+    public FailStop failStop() {
+        return failStop;
+    }
+
+    /** How long the current put lock holder has held it, 0 when free (a metric). */
+    public long putLockHeldMs() {
+        return putLock.heldMs(clockMs.getAsLong());
+    }
+
+    PutMessageLock putLock() {
+        return putLock;
+    }
+
+    MappedFileQueue files() {
+        return files;
+    }
+}

@@ -1,0 +1,167 @@
+package io.basalt.store.commitlog;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads CommitLog records ({@link RecordFormat}). {@link #check} validates the record at a position
+ * without trusting any byte of it (recovery feeds it torn tails and garbage) and extracts the
+ * dispatch fields; {@link #decode} reads a whole message. Both read V1 and V2 records.
+ *
+ * <p>Stateless; safe for any thread. Buffers are read with absolute gets; {@code check} never moves
+ * the buffer's position.
+ */
+public final class MessageRecordDecoder {
+    /** Shortest possible message record: IPv4 hosts, empty body, 1-byte topic, no properties. */
+    static final int MIN_RECORD_LENGTH = RecordFormat.recordLength(0, 0, 1, 0);
+
+    /**
+     * Validates the record at {@code buffer.position()}; the readable bytes end at {@code buffer.limit()}.
+     * Checks length bounds, magic, that the field lengths add up to TOTALSIZE and, when
+     * {@code checkCrc}, the body CRC. An END_OF_FILE marker is reported with its length (only its
+     * 8-byte header has to be readable); the caller checks that it reaches the end of the file.
+     */
+    public RecordCheck check(ByteBuffer buffer, boolean checkCrc) {
+        final int start = buffer.position();
+        final int available = buffer.limit() - start;
+        if (available < 8) {
+            return available == 0 ? RecordCheck.truncated("no bytes left")
+                : RecordCheck.truncated("only " + available + " bytes left, record header needs 8");
+        }
+        final int totalSize = buffer.getInt(start);
+        final int magic = buffer.getInt(start + RecordFormat.MAGIC_CODE_POSITION);
+        if (magic == RecordFormat.BLANK_MAGIC_CODE) {
+            if (totalSize < RecordFormat.END_FILE_MIN_BLANK_LENGTH) {
+                return RecordCheck.corrupt("END_OF_FILE marker with bad length " + totalSize);
+            }
+            return RecordCheck.endOfFile(totalSize);
+        }
+        final int topicLengthSize;
+        if (magic == RecordFormat.MESSAGE_MAGIC_CODE) {
+            topicLengthSize = 1;
+        } else if (magic == RecordFormat.MESSAGE_MAGIC_CODE_V2) {
+            topicLengthSize = 2;
+        } else if (magic == 0 && totalSize == 0) {
+            return RecordCheck.corrupt("zero bytes, no record");
+        } else {
+            return RecordCheck.corrupt("illegal magic code " + Integer.toHexString(magic));
+        }
+        if (totalSize < MIN_RECORD_LENGTH) {
+            return RecordCheck.corrupt("total size " + totalSize + " below the minimum " + MIN_RECORD_LENGTH);
+        }
+        if (totalSize > available) {
+            return RecordCheck.truncated("total size " + totalSize + " but only " + available + " bytes readable");
+        }
+        final int end = start + totalSize;
+        final int sysFlag = buffer.getInt(start + RecordFormat.SYS_FLAG_POSITION);
+        final int bornHostLength = RecordFormat.bornHostAddressLength(sysFlag);
+        final int storeHostLength = RecordFormat.storeHostAddressLength(sysFlag);
+        final int storeTimestampPos = start + RecordFormat.BORN_HOST_POSITION + bornHostLength + 4;
+        final int bodyLengthPos = storeTimestampPos + 8 + storeHostLength + 4 + 4 + 8;
+        if (bodyLengthPos + 4 > end) {
+            return RecordCheck.corrupt("header longer than total size " + totalSize);
+        }
+        final int bodyLength = buffer.getInt(bodyLengthPos);
+        final int bodyPos = bodyLengthPos + 4;
+        if (bodyLength < 0 || bodyLength > end - bodyPos) {
+            return RecordCheck.corrupt("body length " + bodyLength + " outside the record");
+        }
+        final int topicLengthPos = bodyPos + bodyLength;
+        if (topicLengthPos + topicLengthSize > end) {
+            return RecordCheck.corrupt("topic length outside the record");
+        }
+        final int topicLength = topicLengthSize == 1 ? buffer.get(topicLengthPos) : buffer.getShort(topicLengthPos);
+        final int topicPos = topicLengthPos + topicLengthSize;
+        if (topicLength <= 0 || topicPos + topicLength + 2 > end) {
+            return RecordCheck.corrupt("topic length " + topicLength + " outside the record");
+        }
+        final int propertiesLengthPos = topicPos + topicLength;
+        final int propertiesLength = buffer.getShort(propertiesLengthPos);
+        final int propertiesPos = propertiesLengthPos + 2;
+        if (propertiesLength < 0 || propertiesPos + propertiesLength != end) {
+            return RecordCheck.corrupt("field lengths add up to " + (propertiesPos + propertiesLength - start)
+                + ", total size says " + totalSize);
+        }
+        if (checkCrc) {
+            int bodyCrc = buffer.getInt(start + RecordFormat.BODY_CRC_POSITION);
+            int actual = RecordFormat.bodyCrc(buffer, bodyPos, bodyLength);
+            if (actual != bodyCrc) {
+                return RecordCheck.corrupt("body CRC " + Integer.toHexString(actual) + " != stored "
+                    + Integer.toHexString(bodyCrc));
+            }
+        }
+        String topic = utf8(buffer, topicPos, topicLength);
+        String tags = MessageProperties.find(buffer, propertiesPos, propertiesLength, MessageProperties.TAGS);
+        String keys = MessageProperties.find(buffer, propertiesPos, propertiesLength, MessageProperties.KEYS);
+        String uniqKey = MessageProperties.find(buffer, propertiesPos, propertiesLength,
+            MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
+        return new RecordCheck(RecordCheck.Status.OK, totalSize, "ok", topic,
+            buffer.getInt(start + RecordFormat.QUEUE_ID_POSITION),
+            buffer.getLong(start + RecordFormat.QUEUE_OFFSET_POSITION),
+            buffer.getLong(start + RecordFormat.PHYSICAL_OFFSET_POSITION),
+            MessageProperties.tagsCode(tags),
+            buffer.getLong(storeTimestampPos), keys, uniqKey, sysFlag,
+            buffer.getLong(start + RecordFormat.BORN_TIMESTAMP_POSITION));
+    }
+
+    /**
+     * Decodes the whole message record at {@code buffer.position()} and moves the position past it.
+     *
+     * @throws IllegalArgumentException if no valid message record starts there (CRC not checked), or a
+     *                                  host port is out of range
+     */
+    public static StoredMessage decode(ByteBuffer buffer) {
+        RecordCheck check = new MessageRecordDecoder().check(buffer, false);
+        if (!check.isOk()) {
+            throw new IllegalArgumentException("no message record at position " + buffer.position() + ": "
+                + check.reason());
+        }
+        int start = buffer.position();
+        ByteBuffer b = buffer.duplicate();
+        int storeSize = b.getInt();
+        int magic = b.getInt();
+        int bodyCrc = b.getInt();
+        int queueId = b.getInt();
+        int flag = b.getInt();
+        long queueOffset = b.getLong();
+        long physicalOffset = b.getLong();
+        int sysFlag = b.getInt();
+        long bornTimestamp = b.getLong();
+        InetSocketAddress bornHost = readHost(b, RecordFormat.bornHostAddressLength(sysFlag));
+        long storeTimestamp = b.getLong();
+        InetSocketAddress storeHost = readHost(b, RecordFormat.storeHostAddressLength(sysFlag));
+        int reconsumeTimes = b.getInt();
+        long preparedTransactionOffset = b.getLong();
+        byte[] body = new byte[b.getInt()];
+        b.get(body);
+        int topicLength = magic == RecordFormat.MESSAGE_MAGIC_CODE_V2 ? b.getShort() : b.get();
+        String topic = utf8(b, b.position(), topicLength);
+        b.position(b.position() + topicLength);
+        int propertiesLength = b.getShort();
+        String properties = utf8(b, b.position(), propertiesLength);
+        buffer.position(start + storeSize);
+        return new StoredMessage(storeSize, magic, bodyCrc, queueId, flag, queueOffset, physicalOffset, sysFlag,
+            bornTimestamp, bornHost, storeTimestamp, storeHost, reconsumeTimes, preparedTransactionOffset, body,
+            topic, properties);
+    }
+
+    private static InetSocketAddress readHost(ByteBuffer b, int addressLength) {
+        byte[] address = new byte[addressLength];
+        b.get(address);
+        int port = b.getInt();
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(address), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("bad host address length " + addressLength, e);
+        }
+    }
+
+    private static String utf8(ByteBuffer buffer, int position, int length) {
+        byte[] bytes = new byte[length];
+        buffer.get(position, bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

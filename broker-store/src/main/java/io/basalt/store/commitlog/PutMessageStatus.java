@@ -1,0 +1,35 @@
+package io.basalt.store.commitlog;
+
+/**
+ * The outcome of a put, with RocketMQ's names (the broker maps them to response codes). Only
+ * {@link #PUT_OK}, {@link #FLUSH_DISK_TIMEOUT}, {@link #FLUSH_SLAVE_TIMEOUT} and
+ * {@link #SLAVE_NOT_AVAILABLE} mean the message was written; every other status means it was not.
+ */
+public enum PutMessageStatus {
+    /** Written, and its flush (and replication) requirement met. */
+    PUT_OK,
+    /** Written, but force() did not cover it within {@code syncFlushTimeout}: stored, not yet durable. */
+    FLUSH_DISK_TIMEOUT,
+    /** Written, but no replica acknowledged it in time. */
+    FLUSH_SLAVE_TIMEOUT,
+    /** Written on this broker only; no replica could take it. */
+    SLAVE_NOT_AVAILABLE,
+    /** Not written: the store is shut down or read-only after an I/O failure. */
+    SERVICE_NOT_AVAILABLE,
+    /** Not written: the next CommitLog file could not be created. */
+    CREATE_MAPPED_FILE_FAILED,
+    /** Not written: too large, empty batch, or a topic that cannot be stored. */
+    MESSAGE_ILLEGAL,
+    /** Not written: the properties string is longer than 32767 bytes. */
+    PROPERTIES_SIZE_EXCEEDED,
+    /** Not written: the put lock has been held longer than {@code osPageCacheBusyTimeOutMills}. */
+    OS_PAGE_CACHE_BUSY,
+    /** Not written: an unexpected error. */
+    UNKNOWN_ERROR;
+
+    /** True when the message is in the CommitLog (durable or not). */
+    public boolean isStored() {
+        return this == PUT_OK || this == FLUSH_DISK_TIMEOUT || this == FLUSH_SLAVE_TIMEOUT
+            || this == SLAVE_NOT_AVAILABLE;
+    }
+}

@@ -1,0 +1,20 @@
+package io.basalt.store.commitlog;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The hook replication plugs into: a second wait, next to the flush wait, before a put completes.
+ * Both waits run in parallel; the put's status is the first non-OK one of (flush, replica).
+ * Called on the appending thread after the put lock is released; must not block.
+ */
+@FunctionalInterface
+public interface ReplicaWait {
+    /** No replication: completes PUT_OK at once. */
+    ReplicaWait NONE = (message, result) -> CompletableFuture.completedFuture(PutMessageStatus.PUT_OK);
+
+    /**
+     * Returns a future completed with PUT_OK once enough replicas hold everything up to
+     * {@code result.nextOffset()}, or FLUSH_SLAVE_TIMEOUT / SLAVE_NOT_AVAILABLE.
+     */
+    CompletableFuture<PutMessageStatus> await(BrokerMessage message, AppendMessageResult result);
+}

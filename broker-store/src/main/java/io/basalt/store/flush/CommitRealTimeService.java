@@ -1,0 +1,82 @@
+package io.basalt.store.flush;
+
+import java.io.IOException;
+import java.util.function.LongSupplier;
+
+import io.basalt.store.service.ServiceThread;
+
+/**
+ * Transient store pool, ASYNC_FLUSH: moves appended bytes from the off-heap write buffer to the file
+ * channel every {@code commitIntervalCommitLog} ms once {@code commitCommitLogLeastPages} pages are
+ * pending, and everything at least every {@code commitCommitLogThoroughInterval} ms. Puts wake it
+ * ({@code wakeCommitWhenPutMessage}). After a commit moved bytes it runs {@code onCommitted} (wake
+ * the flusher and the dispatcher: readers only see committed bytes). On shutdown it commits all.
+ *
+ * <p>An {@link IOException} trips the {@link FailStop}. Thread confinement as {@link ServiceThread}.
+ */
+public final class CommitRealTimeService extends ServiceThread {
+    private final FlushTarget target;
+    private final FailStop failStop;
+    private final int intervalMs;
+    private final int leastPages;
+    private final int thoroughIntervalMs;
+    private final LongSupplier clockMs;
+    private final Runnable onCommitted;
+    private long lastThoroughMs;
+
+    public CommitRealTimeService(FlushTarget target, FailStop failStop, int intervalMs, int leastPages,
+                                 int thoroughIntervalMs, LongSupplier clockMs, Runnable onCommitted) {
+        super("CommitRealTimeService");
+        this.target = target;
+        this.failStop = failStop;
+        this.intervalMs = intervalMs;
+        this.leastPages = leastPages;
+        this.thoroughIntervalMs = thoroughIntervalMs;
+        this.clockMs = clockMs;
+        this.onCommitted = onCommitted;
+        this.lastThoroughMs = clockMs.getAsLong();
+    }
+
+    @Override
+    protected int doWork() {
+        long now = clockMs.getAsLong();
+        int least = leastPages;
+        if (now - lastThoroughMs >= thoroughIntervalMs) {
+            least = 0;
+            lastThoroughMs = now;
+        }
+        commit(least);
+        return 0;
+    }
+
+    @Override
+    protected long idleWaitMs() {
+        return intervalMs;
+    }
+
+    @Override
+    protected void onShutdown() {
+        commit(0);
+    }
+
+    private void commit(int least) {
+        if (failStop.failed()) {
+            return;
+        }
+        long from = target.committedOffset();
+        long after = from;
+        try {
+            long before;
+            do {
+                before = after;
+                after = target.commit(least);
+            } while (after > before);
+        } catch (IOException e) {
+            failStop.fail("commit", target.fileAt(from), from, e);
+            return;
+        }
+        if (after > from) {
+            onCommitted.run();
+        }
+    }
+}

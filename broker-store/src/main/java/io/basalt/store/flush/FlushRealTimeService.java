@@ -1,0 +1,99 @@
+package io.basalt.store.flush;
+
+import java.io.IOException;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.basalt.store.service.ServiceThread;
+
+/**
+ * ASYNC_FLUSH: forces the CommitLog every {@code flushIntervalCommitLog} ms when at least
+ * {@code flushCommitLogLeastPages} pages are dirty, and forces everything at least every
+ * {@code flushCommitLogThoroughInterval} ms. With {@code flushCommitLogTimed=true} (RocketMQ's
+ * default) it waits its whole interval and {@link #wakeupForData()} does nothing; with false, a
+ * commit or put may wake it early. On shutdown it forces everything.
+ *
+ * <p>An {@link IOException} trips the {@link FailStop}; afterwards this service forces nothing.
+ * Thread confinement: {@link #wakeupForData()} from any thread, the rest on the service thread.
+ */
+public final class FlushRealTimeService extends ServiceThread {
+    private static final Logger LOG = LoggerFactory.getLogger(FlushRealTimeService.class);
+    private static final long SLOW_FLUSH_MS = 500;
+
+    private final FlushTarget target;
+    private final FailStop failStop;
+    private final int intervalMs;
+    private final int leastPages;
+    private final int thoroughIntervalMs;
+    private final boolean timed;
+    private final LongSupplier clockMs;
+    private long lastThoroughMs;
+
+    public FlushRealTimeService(FlushTarget target, FailStop failStop, int intervalMs, int leastPages,
+                                int thoroughIntervalMs, boolean timed, LongSupplier clockMs) {
+        super("FlushRealTimeService");
+        this.target = target;
+        this.failStop = failStop;
+        this.intervalMs = intervalMs;
+        this.leastPages = leastPages;
+        this.thoroughIntervalMs = thoroughIntervalMs;
+        this.timed = timed;
+        this.clockMs = clockMs;
+        this.lastThoroughMs = clockMs.getAsLong();
+    }
+
+    /** New data is there: wakes the flusher unless it runs in timed mode. */
+    public void wakeupForData() {
+        if (!timed) {
+            wakeup();
+        }
+    }
+
+    /** One round: forces when enough pages are dirty or the thorough interval has passed. */
+    @Override
+    protected int doWork() {
+        long now = clockMs.getAsLong();
+        int least = leastPages;
+        if (now - lastThoroughMs >= thoroughIntervalMs) {
+            least = 0;
+            lastThoroughMs = now;
+        }
+        flush(least);
+        return 0;
+    }
+
+    @Override
+    protected long idleWaitMs() {
+        return intervalMs;
+    }
+
+    @Override
+    protected void onShutdown() {
+        flush(0);
+    }
+
+    private void flush(int least) {
+        if (failStop.failed()) {
+            return;
+        }
+        long from = target.flushedOffset();
+        long begin = clockMs.getAsLong();
+        try {
+            long before;
+            long after = from;
+            do {
+                before = after;
+                after = target.flush(least);
+            } while (after > before);
+        } catch (IOException e) {
+            failStop.fail("force", target.fileAt(from), from, e);
+            return;
+        }
+        long costMs = clockMs.getAsLong() - begin;
+        if (costMs > SLOW_FLUSH_MS) {
+            LOG.warn("Flush data to disk costs {} ms", costMs);
+        }
+    }
+}

@@ -1,0 +1,313 @@
+package io.basalt.store.index;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Collection;
+
+/**
+ * One RocketMQ IndexFile: a hash table from message keys to CommitLog offsets, chained on collision.
+ *
+ * <pre>
+ * header (40 bytes)  [long beginTimestamp][long endTimestamp][long beginPhyOffset][long endPhyOffset]
+ *                    [int hashSlotCount][int indexCount]
+ * slots              hashSlotNum x [int newest item index in the slot, 0 = empty]
+ * items              indexNum x [int keyHash][long phyOffset][int timeDiff seconds since beginTimestamp][int prevIndex]
+ * </pre>
+ * Item 0 is never used (indexCount starts at 1, 0 means "no item"), so a file holds indexNum - 1 keys.
+ * keyHash = |("topic#key").hashCode()| (0 for Integer.MIN_VALUE); slot = keyHash % hashSlotNum.
+ *
+ * <p>Access is by positional reads and writes (pread/pwrite), not a mapping: a lookup touches a few
+ * pages without mmap read-ahead (pain point #17), and closing the file under a reader makes that
+ * reader stop with what it found instead of faulting on an unmapped page. An item is written before
+ * the slot that points to it and the header last, so a reader always follows a complete chain.
+ *
+ * <p>Threads: one writer (the dispatcher); readers from any thread.
+ */
+final class IndexFile {
+    static final int HEADER_SIZE = 40;
+    static final int SLOT_SIZE = 4;
+    static final int ITEM_SIZE = 20;
+    private static final int INVALID_INDEX = 0;
+
+    private final Path path;
+    private final int hashSlotNum;
+    private final int indexNum;
+    private final FileChannel channel;
+    private final ByteBuffer writeBuffer = ByteBuffer.allocate(HEADER_SIZE);
+
+    private volatile long beginTimestamp;
+    private volatile long endTimestamp;
+    private volatile long beginPhyOffset;
+    private volatile long endPhyOffset;
+    private volatile int hashSlotCount;
+    private volatile int indexCount = 1;
+    private volatile boolean dirty;
+
+    private IndexFile(Path path, int hashSlotNum, int indexNum, FileChannel channel) {
+        this.path = path;
+        this.hashSlotNum = hashSlotNum;
+        this.indexNum = indexNum;
+        this.channel = channel;
+    }
+
+    static long fileSize(int hashSlotNum, int indexNum) {
+        return HEADER_SIZE + (long) hashSlotNum * SLOT_SIZE + (long) indexNum * ITEM_SIZE;
+    }
+
+    /**
+     * Creates a new file (it must not exist). As in RocketMQ, a file that follows a full one starts with
+     * begin = end = the previous file's end offset and timestamp.
+     */
+    static IndexFile create(Path path, int hashSlotNum, int indexNum, long prevEndPhyOffset, long prevEndTimestamp)
+            throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+        IndexFile f = new IndexFile(path, hashSlotNum, indexNum, channel);
+        try {
+            channel.write(ByteBuffer.wrap(new byte[1]), fileSize(hashSlotNum, indexNum) - 1);
+            if (prevEndPhyOffset > 0) {
+                f.beginPhyOffset = prevEndPhyOffset;
+                f.endPhyOffset = prevEndPhyOffset;
+            }
+            if (prevEndTimestamp > 0) {
+                f.beginTimestamp = prevEndTimestamp;
+                f.endTimestamp = prevEndTimestamp;
+            }
+            f.writeHeader();
+            channel.force(true);
+        } catch (IOException e) {
+            channel.close();
+            Files.deleteIfExists(path);
+            throw e;
+        }
+        return f;
+    }
+
+    /** Opens an existing file and reads its header; the size must match the slot and item counts. */
+    static IndexFile load(Path path, int hashSlotNum, int indexNum) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            long expected = fileSize(hashSlotNum, indexNum);
+            if (channel.size() != expected) {
+                throw new IOException("IndexFile " + path + " has " + channel.size() + " bytes; maxHashSlotNum "
+                        + hashSlotNum + " and maxIndexNum " + indexNum + " need " + expected);
+            }
+            ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
+            readFully(channel, header, 0);
+            IndexFile f = new IndexFile(path, hashSlotNum, indexNum, channel);
+            f.beginTimestamp = header.getLong(0);
+            f.endTimestamp = header.getLong(8);
+            f.beginPhyOffset = header.getLong(16);
+            f.endPhyOffset = header.getLong(24);
+            f.hashSlotCount = header.getInt(32);
+            f.indexCount = Math.max(1, Math.min(header.getInt(36), indexNum));
+            return f;
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    private static void readFully(FileChannel channel, ByteBuffer dst, long position) throws IOException {
+        long at = position;
+        while (dst.hasRemaining()) {
+            int n = channel.read(dst, at);
+            if (n < 0) {
+                throw new IOException("unexpected end of file at " + at);
+            }
+            at += n;
+        }
+        dst.flip();
+    }
+
+    static int keyHash(String key) {
+        int positive = Math.abs(key.hashCode());
+        return positive < 0 ? 0 : positive;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    String fileName() {
+        return path.getFileName().toString();
+    }
+
+    long beginTimestamp() {
+        return beginTimestamp;
+    }
+
+    long endTimestamp() {
+        return endTimestamp;
+    }
+
+    long beginPhyOffset() {
+        return beginPhyOffset;
+    }
+
+    long endPhyOffset() {
+        return endPhyOffset;
+    }
+
+    int indexCount() {
+        return indexCount;
+    }
+
+    int hashSlotCount() {
+        return hashSlotCount;
+    }
+
+    boolean isWriteFull() {
+        return indexCount >= indexNum;
+    }
+
+    /** True if no key has been put in this file yet. */
+    boolean isEmpty() {
+        return indexCount <= 1;
+    }
+
+    /** Adds {@code key}; false if the file is full. */
+    boolean putKey(String key, long phyOffset, long storeTimestamp) throws IOException {
+        int count = indexCount;
+        if (count >= indexNum) {
+            return false;
+        }
+        int keyHash = keyHash(key);
+        long slotPosition = HEADER_SIZE + (long) (keyHash % hashSlotNum) * SLOT_SIZE;
+        int slotValue = readInt(slotPosition);
+        boolean slotWasEmpty = slotValue <= INVALID_INDEX || slotValue > count;
+        if (slotWasEmpty) {
+            slotValue = INVALID_INDEX;
+        }
+        long timeDiff;
+        if (beginTimestamp <= 0) {
+            timeDiff = 0;
+        } else {
+            timeDiff = Math.max(0, Math.min(Integer.MAX_VALUE, (storeTimestamp - beginTimestamp) / 1000));
+        }
+        long itemPosition = HEADER_SIZE + (long) hashSlotNum * SLOT_SIZE + (long) count * ITEM_SIZE;
+        ByteBuffer item = writeBuffer.clear().limit(ITEM_SIZE);
+        item.putInt(keyHash).putLong(phyOffset).putInt((int) timeDiff).putInt(slotValue).flip();
+        write(item, itemPosition);
+        ByteBuffer slot = writeBuffer.clear().limit(SLOT_SIZE);
+        slot.putInt(count).flip();
+        write(slot, slotPosition);
+
+        if (count <= 1) {
+            beginPhyOffset = phyOffset;
+            beginTimestamp = storeTimestamp;
+        }
+        if (slotWasEmpty) {
+            hashSlotCount++;
+        }
+        endPhyOffset = phyOffset;
+        endTimestamp = storeTimestamp;
+        indexCount = count + 1;
+        writeHeader();
+        return true;
+    }
+
+    /** RocketMQ's isTimeMatched: the file's [begin, end] time range overlaps [begin, end]. */
+    boolean isTimeMatched(long begin, long end) {
+        long b = beginTimestamp;
+        long e = endTimestamp;
+        return (begin < b && end > e) || (begin >= b && begin <= e) || (end >= b && end <= e);
+    }
+
+    /**
+     * Adds to {@code out} (newest first, until it holds {@code maxNum}) the offsets of the items of
+     * {@code key} stored within [begin, end] at one-second granularity; items of another key with the
+     * same hash come too, so callers compare the keys of the messages. Stops early if the file is
+     * closed meanwhile.
+     */
+    void selectPhyOffsets(Collection<Long> out, String key, int maxNum, long begin, long end) {
+        int count = indexCount;
+        if (count <= 1) {
+            return;
+        }
+        int keyHash = keyHash(key);
+        long slotPosition = HEADER_SIZE + (long) (keyHash % hashSlotNum) * SLOT_SIZE;
+        long fileBegin = beginTimestamp;
+        try {
+            int next = readInt(slotPosition);
+            ByteBuffer item = ByteBuffer.allocate(ITEM_SIZE);
+            int steps = 0;
+            while (next > INVALID_INDEX && next < count && out.size() < maxNum && steps++ < count) {
+                item.clear();
+                readFully(channel, item, HEADER_SIZE + (long) hashSlotNum * SLOT_SIZE + (long) next * ITEM_SIZE);
+                int hash = item.getInt(0);
+                long phyOffset = item.getLong(4);
+                int timeDiff = item.getInt(12);
+                int prev = item.getInt(16);
+                if (timeDiff < 0) {
+                    break;
+                }
+                long time = fileBegin + timeDiff * 1000L;
+                // Item times are whole seconds after the file's begin (rounded down), so an item
+                // matches if its second overlaps [begin, end]; callers re-check the message itself.
+                boolean inRange = time + 999 >= begin && time <= end;
+                if (hash == keyHash && inRange) {
+                    out.add(phyOffset);
+                }
+                if (prev == next || time + 999 < begin) {
+                    break;
+                }
+                next = prev;
+            }
+        } catch (ClosedChannelException e) {
+            // deleted by retention while we read: what we found so far stands
+        } catch (IOException e) {
+            throw new UncheckedIOException("read of IndexFile " + path + " failed", e);
+        }
+    }
+
+    private int readInt(long position) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(4);
+        readFully(channel, b, position);
+        return b.getInt(0);
+    }
+
+    private void write(ByteBuffer src, long position) throws IOException {
+        long at = position;
+        while (src.hasRemaining()) {
+            at += channel.write(src, at);
+        }
+        dirty = true;
+    }
+
+    private void writeHeader() throws IOException {
+        ByteBuffer h = writeBuffer.clear();
+        h.putLong(beginTimestamp).putLong(endTimestamp).putLong(beginPhyOffset).putLong(endPhyOffset)
+                .putInt(hashSlotCount).putInt(indexCount).flip();
+        write(h, 0);
+    }
+
+    void flush() throws IOException {
+        if (dirty) {
+            dirty = false;
+            channel.force(false);
+        }
+    }
+
+    void close() throws IOException {
+        if (channel.isOpen()) {
+            flush();
+            channel.close();
+        }
+    }
+
+    /** Closes, renames to {@code .delete}, removes. A reader inside a lookup stops with what it found. */
+    void delete() throws IOException {
+        channel.close();
+        Path renamed = path.resolveSibling(path.getFileName() + ".delete");
+        Files.move(path, renamed, StandardCopyOption.ATOMIC_MOVE);
+        Files.delete(renamed);
+    }
+}

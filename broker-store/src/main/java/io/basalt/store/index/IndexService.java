@@ -1,0 +1,282 @@
+package io.basalt.store.index;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.basalt.store.queue.DispatchRequest;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The IndexFiles of the store under {@code <root>/index/}, each named by its creation time
+ * {@code yyyyMMddHHmmssSSS} (local time), as RocketMQ names them. Every dispatched message is indexed
+ * under {@code topic#UNIQ_KEY} and {@code topic#key} for each space-separated token of its KEYS;
+ * rollback records are skipped. A full file rolls to a new one.
+ *
+ * <p>Threads: {@link #buildIndex} and {@link #truncateByMaxPhysicOffset} are called by one writer
+ * (the dispatcher, or recovery before it starts); {@link #deleteFilesBelow} by the cleaning thread,
+ * which only removes old files and never the newest; {@link #queryOffset} from any thread.
+ */
+public final class IndexService {
+    private static final Logger LOG = LoggerFactory.getLogger(IndexService.class);
+    private static final DateTimeFormatter FILE_NAME = DateTimeFormatter.ofPattern("yyyyMMddHHmmssSSS");
+    /** RocketMQ's maxHashSlotNum and maxIndexNum. */
+    public static final int DEFAULT_HASH_SLOT_NUM = 5_000_000;
+    public static final int DEFAULT_INDEX_NUM = 5_000_000 * 4;
+
+    private final Path dir;
+    private final int hashSlotNum;
+    private final int indexNum;
+    private final Clock clock;
+    private final CopyOnWriteArrayList<IndexFile> files = new CopyOnWriteArrayList<>();
+
+    private IndexService(Path dir, int hashSlotNum, int indexNum, Clock clock) {
+        if (hashSlotNum <= 0 || indexNum <= 1) {
+            throw new IllegalArgumentException("maxHashSlotNum must be > 0 and maxIndexNum > 1: " + hashSlotNum + ", " + indexNum);
+        }
+        this.dir = dir;
+        this.hashSlotNum = hashSlotNum;
+        this.indexNum = indexNum;
+        this.clock = clock;
+    }
+
+    /**
+     * Opens {@code indexDir} and loads its files in name (= creation) order. {@code clock} names new
+     * files. A file whose name is not a timestamp is ignored with a warning, as RocketMQ does.
+     */
+    public static IndexService open(Path indexDir, int hashSlotNum, int indexNum, Clock clock) throws IOException {
+        IndexService service = new IndexService(indexDir, hashSlotNum, indexNum, clock);
+        Files.createDirectories(indexDir);
+        List<Path> paths = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(indexDir)) {
+            for (Path p : stream) {
+                String name = p.getFileName().toString();
+                if (name.endsWith(".delete")) {
+                    Files.delete(p);
+                } else if (isTimestampName(name)) {
+                    paths.add(p);
+                } else {
+                    LOG.warn("Ignoring {}: not an index file name", p);
+                }
+            }
+        }
+        paths.sort(null);
+        try {
+            for (Path p : paths) {
+                service.files.add(IndexFile.load(p, hashSlotNum, indexNum));
+            }
+        } catch (IOException e) {
+            service.closeQuietly(e);
+            throw e;
+        }
+        LOG.info("Loaded {} index files from {}", service.files.size(), indexDir);
+        return service;
+    }
+
+    private static boolean isTimestampName(String name) {
+        if (name.length() != 17) {
+            return false;
+        }
+        try {
+            LocalDateTime.parse(name, FILE_NAME);
+            return true;
+        } catch (DateTimeParseException e) {
+            return false;
+        }
+    }
+
+    private void closeQuietly(IOException failure) {
+        for (IndexFile f : files) {
+            try {
+                f.close();
+            } catch (IOException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        files.clear();
+    }
+
+    public int fileCount() {
+        return files.size();
+    }
+
+    List<IndexFile> files() {
+        return List.copyOf(files);
+    }
+
+    /**
+     * Where re-dispatch must start for the index to be complete: the CommitLog offset of the last
+     * indexed record (records from there on are indexed again; a key already indexed at exactly that
+     * offset may then appear twice, which queries fold), or -1 if no file holds a key.
+     */
+    public long resumeOffset() {
+        for (int i = files.size() - 1; i >= 0; i--) {
+            IndexFile f = files.get(i);
+            if (!f.isEmpty()) {
+                return f.endPhyOffset();
+            }
+        }
+        return -1;
+    }
+
+    /** Indexes one dispatched record (idempotent for records below the newest file's end offset). */
+    public void buildIndex(DispatchRequest r) throws IOException {
+        if (!r.goesToIndex()) {
+            return;
+        }
+        boolean hasUniq = r.uniqKey() != null && !r.uniqKey().isEmpty();
+        boolean hasKeys = r.keys() != null && !r.keys().isEmpty();
+        if (!hasUniq && !hasKeys) {
+            return;
+        }
+        IndexFile file = lastFileOrCreate();
+        if (r.commitLogOffset() < file.endPhyOffset()) {
+            return;
+        }
+        if (hasUniq) {
+            file = putKey(file, r, r.topic() + "#" + r.uniqKey());
+        }
+        if (hasKeys) {
+            for (String key : r.keys().split(" ")) {
+                if (!key.isEmpty()) {
+                    file = putKey(file, r, r.topic() + "#" + key);
+                }
+            }
+        }
+    }
+
+    private IndexFile putKey(IndexFile file, DispatchRequest r, String key) throws IOException {
+        IndexFile target = file;
+        while (!target.putKey(key, r.commitLogOffset(), r.storeTimestamp())) {
+            LOG.info("Index file {} is full ({} items), rolling to a new one", target.fileName(), target.indexCount());
+            target = lastFileOrCreate();
+        }
+        return target;
+    }
+
+    private IndexFile lastFileOrCreate() throws IOException {
+        IndexFile last = files.isEmpty() ? null : files.get(files.size() - 1);
+        if (last != null && !last.isWriteFull()) {
+            return last;
+        }
+        long prevEndPhyOffset = last == null ? 0 : last.endPhyOffset();
+        long prevEndTimestamp = last == null ? 0 : last.endTimestamp();
+        IndexFile created = IndexFile.create(dir.resolve(nextFileName(last)), hashSlotNum, indexNum,
+                prevEndPhyOffset, prevEndTimestamp);
+        files.add(created);
+        LOG.info("Created index file {}", created.path());
+        return created;
+    }
+
+    /** Creation time as yyyyMMddHHmmssSSS; one millisecond after the newest file if the clock has not moved past it. */
+    private String nextFileName(IndexFile last) {
+        long now = clock.millis();
+        if (last != null) {
+            long lastMillis = LocalDateTime.parse(last.fileName(), FILE_NAME).atZone(ZoneId.systemDefault())
+                    .toInstant().toEpochMilli();
+            now = Math.max(now, lastMillis + 1);
+        }
+        return FILE_NAME.format(LocalDateTime.ofInstant(Instant.ofEpochMilli(now), ZoneId.systemDefault()));
+    }
+
+    /**
+     * CommitLog offsets of the messages of {@code topic} indexed under {@code key} and stored within
+     * [begin, end] (ms), newest first, at most {@code maxNum}. Walks files newest to oldest, as RocketMQ.
+     */
+    public QueryOffsetResult queryOffset(String topic, String key, int maxNum, long begin, long end) {
+        LinkedHashSet<Long> offsets = new LinkedHashSet<>();
+        long lastUpdateTimestamp = 0;
+        long lastUpdatePhyOffset = 0;
+        Object[] snapshot = files.toArray();
+        String indexKey = topic + "#" + key;
+        for (int i = snapshot.length - 1; i >= 0 && offsets.size() < maxNum; i--) {
+            IndexFile f = (IndexFile) snapshot[i];
+            if (i == snapshot.length - 1) {
+                lastUpdateTimestamp = f.endTimestamp();
+                lastUpdatePhyOffset = f.endPhyOffset();
+            }
+            if (f.isTimeMatched(begin, end)) {
+                f.selectPhyOffsets(offsets, indexKey, maxNum, begin, end);
+            }
+            if (f.beginTimestamp() < begin) {
+                break;
+            }
+        }
+        return new QueryOffsetResult(List.copyOf(offsets), lastUpdateTimestamp, lastUpdatePhyOffset);
+    }
+
+    /**
+     * Recovery: deletes the newest files that hold keys of records at or beyond {@code commitLogEnd}
+     * (the CommitLog was cut behind the index); re-dispatch from {@link #resumeOffset()} rebuilds them.
+     * Returns the number of files deleted.
+     */
+    public int truncateByMaxPhysicOffset(long commitLogEnd) throws IOException {
+        int deleted = 0;
+        while (!files.isEmpty()) {
+            IndexFile last = files.get(files.size() - 1);
+            if (last.isEmpty() || last.endPhyOffset() < commitLogEnd) {
+                break;
+            }
+            files.remove(files.size() - 1);
+            last.delete();
+            deleted++;
+            LOG.warn("Deleted index file {}: it indexes records beyond the CommitLog end {}", last.fileName(), commitLogEnd);
+        }
+        return deleted;
+    }
+
+    /** Retention: deletes, oldest first, files (never the newest) whose every record lies below {@code commitLogMinOffset}. */
+    public int deleteFilesBelow(long commitLogMinOffset) throws IOException {
+        int deleted = 0;
+        while (files.size() > 1) {
+            IndexFile first = files.get(0);
+            if (first.endPhyOffset() >= commitLogMinOffset) {
+                break;
+            }
+            files.remove(first);
+            first.delete();
+            deleted++;
+            LOG.info("Deleted index file {} (all records below CommitLog offset {})", first.fileName(), commitLogMinOffset);
+        }
+        return deleted;
+    }
+
+    public void flush() throws IOException {
+        for (IndexFile f : files) {
+            f.flush();
+        }
+    }
+
+    /** Flushes and closes every file; keeps going after a failure and reports all of them. */
+    public void close() throws IOException {
+        IOException failure = null;
+        for (IndexFile f : files) {
+            try {
+                f.close();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        files.clear();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

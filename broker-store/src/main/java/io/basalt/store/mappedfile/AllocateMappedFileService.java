@@ -1,0 +1,200 @@
+package io.basalt.store.mappedfile;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jctools.queues.MpscUnboundedArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.basalt.store.FlushDiskType;
+import io.basalt.store.service.ServiceThread;
+
+/**
+ * Creates CommitLog files ahead of the writer. {@link #allocate(Path, Path, int)} asks for file N and
+ * N+1; this thread creates (allocates, maps, borrows a transient-pool buffer for, and warms) them in
+ * request order, so in steady state N was already created when the previous file filled up and the
+ * writer never waits for a file to be made.
+ *
+ * <p>Requests are keyed by path: asking again for a file already requested waits for the same one.
+ * A failure (a full disk, say) is logged on this thread and fails that request; the next ask
+ * retries. Callers: the CommitLog writer; the service runs on its own thread.
+ */
+public final class AllocateMappedFileService extends ServiceThread {
+    private static final Logger LOG = LoggerFactory.getLogger(AllocateMappedFileService.class);
+    static final long DEFAULT_WAIT_TIMEOUT_MS = 5000;
+
+    private final FlushDiskType flushDiskType;
+    private final boolean warmMappedFileEnable;
+    private final int flushLeastPagesWhenWarmMappedFile;
+    private final TransientStorePool transientStorePool;
+    private final long waitTimeoutMs;
+    private final ConcurrentHashMap<Path, AllocateRequest> requests = new ConcurrentHashMap<>();
+    private final MpscUnboundedArrayQueue<AllocateRequest> queue = new MpscUnboundedArrayQueue<>(64);
+    private boolean poolEmptyWarned;
+
+    /**
+     * @param warmMappedFileEnable            {@code warmMapedFileEnable} (Basalt default true)
+     * @param flushLeastPagesWhenWarmMappedFile {@code flushLeastPagesWhenWarmMapedFile} (4096): while a new
+     *                                        file is zero-filled in SYNC_FLUSH mode with warmup on, it
+     *                                        is forced every this many pages
+     * @param transientStorePoolOrNull        write buffers for new files, or null
+     */
+    public AllocateMappedFileService(FlushDiskType flushDiskType, boolean warmMappedFileEnable,
+                                     int flushLeastPagesWhenWarmMappedFile, TransientStorePool transientStorePoolOrNull) {
+        this(flushDiskType, warmMappedFileEnable, flushLeastPagesWhenWarmMappedFile, transientStorePoolOrNull,
+            DEFAULT_WAIT_TIMEOUT_MS);
+    }
+
+    AllocateMappedFileService(FlushDiskType flushDiskType, boolean warmMappedFileEnable,
+                              int flushLeastPagesWhenWarmMappedFile, TransientStorePool transientStorePoolOrNull,
+                              long waitTimeoutMs) {
+        super("AllocateMappedFileService");
+        this.flushDiskType = flushDiskType;
+        this.warmMappedFileEnable = warmMappedFileEnable;
+        this.flushLeastPagesWhenWarmMappedFile = flushLeastPagesWhenWarmMappedFile;
+        this.transientStorePool = transientStorePoolOrNull;
+        this.waitTimeoutMs = waitTimeoutMs;
+    }
+
+    /**
+     * Returns file {@code next}, creating it if needed, and queues {@code nextNext} for creation in
+     * the background. Waits up to 5 s; throws an IOException saying why when the file could not be
+     * made in time (callers report CREATE_MAPPED_FILE_FAILED).
+     */
+    public MappedFile allocate(Path next, Path nextNext, int fileSize) throws IOException {
+        if (isStopped()) {
+            throw new IOException("cannot create " + next + ": AllocateMappedFileService is stopped");
+        }
+        AllocateRequest request = submit(next, fileSize);
+        submit(nextNext, fileSize);
+        wakeup();
+        try {
+            MappedFile file = request.future.get(waitTimeoutMs, TimeUnit.MILLISECONDS);
+            requests.remove(next, request);
+            return file;
+        } catch (TimeoutException e) {
+            throw new IOException("create mapped file " + next + " timed out after " + waitTimeoutMs + " ms");
+        } catch (ExecutionException e) {
+            requests.remove(next, request);
+            throw new IOException("create mapped file " + next + " failed: " + e.getCause().getMessage(),
+                e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for " + next, e);
+        }
+    }
+
+    private AllocateRequest submit(Path path, int fileSize) {
+        AllocateRequest fresh = new AllocateRequest(path, fileSize);
+        AllocateRequest existing = requests.putIfAbsent(path, fresh);
+        if (existing != null) {
+            return existing;
+        }
+        queue.offer(fresh);
+        return fresh;
+    }
+
+    /** True while {@code path} has been requested and not yet handed out. */
+    boolean isRequested(Path path) {
+        return requests.containsKey(path);
+    }
+
+    @Override
+    protected int doWork() {
+        AllocateRequest request = queue.poll();
+        if (request == null) {
+            return 0;
+        }
+        if (requests.get(request.path) != request || request.future.isDone()) {
+            return 1;
+        }
+        try {
+            request.future.complete(create(request));
+        } catch (IOException | RuntimeException e) {
+            LOG.error("AllocateMappedFileService: creating {} ({} bytes) failed: {}", request.path, request.fileSize,
+                e.toString());
+            request.future.completeExceptionally(e);
+            requests.remove(request.path, request);
+        }
+        return 1;
+    }
+
+    private MappedFile create(AllocateRequest request) throws IOException {
+        long startNs = System.nanoTime();
+        ByteBuffer writeBuffer = borrowWriteBuffer(request);
+        int forceEveryPages = warmMappedFileEnable && flushDiskType == FlushDiskType.SYNC_FLUSH
+            ? flushLeastPagesWhenWarmMappedFile : 0;
+        MappedFile file;
+        try {
+            file = MappedFile.open(request.path, request.fileSize, writeBuffer,
+                writeBuffer == null ? null : transientStorePool::returnBuffer, forceEveryPages);
+        } catch (IOException | RuntimeException e) {
+            if (writeBuffer != null) {
+                transientStorePool.returnBuffer(writeBuffer);
+            }
+            throw e;
+        }
+        if (warmMappedFileEnable) {
+            file.warm();
+        }
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+        if (elapsedMs > 10) {
+            LOG.info("created {} in {} ms (queued requests: {})", request.path, elapsedMs, queue.size());
+        }
+        return file;
+    }
+
+    /** A pool buffer for the file, or null: never blocks the writer waiting for one. */
+    private ByteBuffer borrowWriteBuffer(AllocateRequest request) {
+        if (transientStorePool == null || request.fileSize > transientStorePool.fileSize()) {
+            return null;
+        }
+        ByteBuffer buffer = transientStorePool.borrowBuffer();
+        if (buffer == null) {
+            if (!poolEmptyWarned) {
+                poolEmptyWarned = true;
+                LOG.warn("TransientStorePool has no free buffer: {} and later files are plain mapped files until "
+                    + "one is returned", request.path);
+            }
+        } else {
+            poolEmptyWarned = false;
+        }
+        return buffer;
+    }
+
+    @Override
+    protected long idleWaitMs() {
+        return 1000;
+    }
+
+    /** Fails waiting callers and closes files created but never handed out (they stay on disk). */
+    @Override
+    protected void onShutdown() {
+        for (AllocateRequest request : requests.values()) {
+            boolean failed = request.future.completeExceptionally(new IOException("AllocateMappedFileService stopped"));
+            if (!failed && !request.future.isCompletedExceptionally()) {
+                request.future.join().close();
+            }
+        }
+        requests.clear();
+        queue.clear();
+    }
+
+    private static final class AllocateRequest {
+        final Path path;
+        final int fileSize;
+        final CompletableFuture<MappedFile> future = new CompletableFuture<>();
+
+        AllocateRequest(Path path, int fileSize) {
+            this.path = path;
+            this.fileSize = fileSize;
+        }
+    }
+}

@@ -1,0 +1,667 @@
+package io.basalt.store.mappedfile;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One fixed-size file of a {@link MappedFileQueue}, mapped whole, named by the 20-digit zero-padded
+ * global offset of its first byte ({@code 00000000001073741824}).
+ *
+ * <p>Positions inside the file: {@code wrotePosition >= committedPosition >= flushedPosition}.
+ * Without a write buffer, appends are encoded straight into the mapping and committed equals wrote.
+ * With a write buffer (transient store pool), appends land in the buffer, {@link #commit(int)} writes
+ * them to the FileChannel, and readers only see committed bytes; the buffer goes back to its pool
+ * once the file is full and committed.
+ *
+ * <p>Threads: one appender at a time ({@link #append}, {@link #appendRaw}, under the CommitLog's
+ * put lock), one committer, one flusher; {@link #select} from any thread. A selected buffer keeps
+ * the mapping alive (reference count): {@link #close()} and {@link #destroy(long)} never unmap under
+ * a reader, the last {@link SelectedBuffer#release()} does.
+ *
+ * <p>Page-cache discipline (why small flushes stay small): a store through a mapping dirties the whole
+ * page-cache folio it lands in, and msync/fdatasync then write the whole folio. On this project's
+ * reference machine (Linux 6.18, ext4) a 256 MiB file preallocated with 1 MiB writes gave 1 MiB folios
+ * and a 4 KiB put + force wrote 1,024 KiB to the device; pages faulted in through the mapping with
+ * readahead gave 2 MiB folios and 2,048 KiB per 4 KiB flush. Preallocating with 4 KiB writes gave
+ * 4.1 KiB per flush (4.2 KiB with FileChannel.write + force(false)), and so did faulting pages in after
+ * {@code madvise(MADV_RANDOM)} (4.1 KiB). So new files are zero-filled one 4 KiB page per write, the
+ * mapping is advised MADV_RANDOM while the file is written, and {@link #flush(int)} uses
+ * {@code MappedByteBuffer.force(index, length)} (msync of the dirty range only; device bytes were the
+ * same as {@code FileChannel.force(false)}: 4.1 vs 4.2 KiB, 1,024.2 vs 1,024.3 KiB).
+ */
+public final class MappedFile {
+    private static final Logger LOG = LoggerFactory.getLogger(MappedFile.class);
+
+    public static final int OS_PAGE_SIZE = 4096;
+    static final String DELETE_SUFFIX = ".delete";
+    static final String ALLOCATING_SUFFIX = ".alloc";
+    private static final int FILE_NAME_LENGTH = 20;
+    private static final AtomicInteger LIVE_MAPPINGS = new AtomicInteger();
+    /** Where warm() leaves what it read, so the page-touching reads cannot be optimised away. */
+    private static volatile int warmSink;
+
+    private final Path path;
+    private final long fileFromOffset;
+    private final int fileSize;
+    private final FileChannel channel;
+    private final MappedByteBuffer mapped;
+    private final boolean usesWriteBuffer;
+    private final AtomicReference<ByteBuffer> writeBuffer;
+    private final Consumer<ByteBuffer> writeBufferReturn;
+
+    private volatile int wrotePosition;
+    private volatile int committedPosition;
+    private volatile int flushedPosition;
+    private volatile long storeTimestamp;
+
+    /** 1 for the owner plus one per held {@link SelectedBuffer} or running flush. */
+    private final AtomicInteger refCount = new AtomicInteger(1);
+    private final AtomicBoolean ownerReleased = new AtomicBoolean();
+    private final CompletableFuture<Void> cleanedUp = new CompletableFuture<>();
+    private volatile boolean deleteRequested;
+    private volatile Path currentPath;
+    private boolean deleted;
+    private volatile boolean locked;
+    private volatile IOHook beforeForce;
+
+    /** An action that may fail with an IOException; a test seam in front of force(). */
+    @FunctionalInterface
+    interface IOHook {
+        void run() throws IOException;
+    }
+
+    private MappedFile(Path path, long fileFromOffset, int fileSize, FileChannel channel, MappedByteBuffer mapped,
+                       ByteBuffer writeBuffer, Consumer<ByteBuffer> writeBufferReturn) {
+        this.path = path;
+        this.currentPath = path;
+        this.fileFromOffset = fileFromOffset;
+        this.fileSize = fileSize;
+        this.channel = channel;
+        this.mapped = mapped;
+        this.usesWriteBuffer = writeBuffer != null;
+        this.writeBuffer = new AtomicReference<>(writeBuffer);
+        this.writeBufferReturn = writeBufferReturn;
+    }
+
+    /**
+     * Maps {@code file}, creating it first if it does not exist. A new file gets all its blocks
+     * allocated (zeros written one page per write, then forced) under a temporary name, is renamed to
+     * its final name and its directory is fsynced, so a full disk fails here and never as a SIGBUS on
+     * a later write into the mapping. An existing file must have exactly {@code fileSize} bytes.
+     *
+     * @param writeBufferOrNull a direct buffer of at least {@code fileSize} bytes that appends go to
+     *                          first (owned by the caller), or null to append into the mapping
+     */
+    public static MappedFile open(Path file, int fileSize, ByteBuffer writeBufferOrNull) throws IOException {
+        return open(file, fileSize, writeBufferOrNull, null, 0);
+    }
+
+    /**
+     * As {@link #open(Path, int, ByteBuffer)}; {@code writeBufferReturn} receives the write buffer once
+     * the file is full and committed (or closed), and a new file is forced every
+     * {@code allocationForceEveryPages} pages while it is zero-filled (0: once at the end).
+     */
+    static MappedFile open(Path file, int fileSize, ByteBuffer writeBufferOrNull,
+                           Consumer<ByteBuffer> writeBufferReturn, int allocationForceEveryPages) throws IOException {
+        if (fileSize <= 0) {
+            throw new IllegalArgumentException("fileSize must be positive: " + fileSize);
+        }
+        if (writeBufferOrNull != null && writeBufferOrNull.capacity() < fileSize) {
+            throw new IllegalArgumentException("write buffer of " + writeBufferOrNull.capacity()
+                + " bytes is smaller than the file size " + fileSize);
+        }
+        long fileFromOffset = parseFileName(file.getFileName().toString());
+        if (fileFromOffset < 0) {
+            throw new IOException("file " + file + ": name is not a 20-digit offset");
+        }
+        if (!Files.exists(file)) {
+            allocate(file, fileSize, allocationForceEveryPages);
+        }
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            long size = channel.size();
+            if (size != fileSize) {
+                throw new IOException("file " + file + ": size " + size + " bytes, expected " + fileSize);
+            }
+            MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileSize);
+            LIVE_MAPPINGS.incrementAndGet();
+            // Faults without readahead create 4 KiB folios, so a later small flush writes 4 KiB (see class doc).
+            NativeIO.madvise(mapped, fileSize, NativeIO.MADV_RANDOM);
+            return new MappedFile(file, fileFromOffset, fileSize, channel, mapped, writeBufferOrNull, writeBufferReturn);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(channel, e);
+            throw e;
+        }
+    }
+
+    /**
+     * Zero-fills a new file one page per write (4 KiB page-cache folios, real blocks: ENOSPC shows up
+     * here), forces it, renames it into place and fsyncs the directory.
+     */
+    private static void allocate(Path file, int fileSize, int forceEveryPages) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ALLOCATING_SUFFIX);
+        long startNs = System.nanoTime();
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
+            ByteBuffer zeros = ByteBuffer.allocateDirect(OS_PAGE_SIZE);
+            int pages = 0;
+            for (long pos = 0; pos < fileSize; pos += OS_PAGE_SIZE) {
+                zeros.clear().limit((int) Math.min(OS_PAGE_SIZE, fileSize - pos));
+                while (zeros.hasRemaining()) {
+                    ch.write(zeros, pos + zeros.position());
+                }
+                if (forceEveryPages > 0 && ++pages % forceEveryPages == 0) {
+                    ch.force(false);
+                }
+            }
+            ch.force(true);
+        } catch (IOException e) {
+            Files.deleteIfExists(tmp);
+            throw new IOException("allocating " + fileSize + " bytes for " + file + " failed: " + e.getMessage(), e);
+        }
+        if (Files.exists(file)) {
+            Files.delete(tmp);
+            throw new IOException("file " + file + " appeared while it was being allocated; not overwriting it");
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        fsyncDirectory(file.toAbsolutePath().getParent());
+        LOG.info("allocated {} ({} bytes) in {} ms", file, fileSize,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs));
+    }
+
+    /** The file name of the file starting at global offset {@code fileFromOffset}. */
+    public static String fileName(long fileFromOffset) {
+        return String.format("%020d", fileFromOffset);
+    }
+
+    /** The offset a file name stands for, or -1 unless it is exactly 20 decimal digits. */
+    static long parseFileName(String name) {
+        if (name.length() != FILE_NAME_LENGTH) {
+            return -1;
+        }
+        for (int i = 0; i < FILE_NAME_LENGTH; i++) {
+            char c = name.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+        }
+        try {
+            return Long.parseLong(name);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    static void fsyncDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    /** Number of mappings currently alive in this JVM (for leak checks in tests and diagnostics). */
+    public static int liveMappings() {
+        return LIVE_MAPPINGS.get();
+    }
+
+    public long fileFromOffset() {
+        return fileFromOffset;
+    }
+
+    public int fileSize() {
+        return fileSize;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public int wrotePosition() {
+        return wrotePosition;
+    }
+
+    public int committedPosition() {
+        return usesWriteBuffer ? committedPosition : wrotePosition;
+    }
+
+    public int flushedPosition() {
+        return flushedPosition;
+    }
+
+    /** Highest position readers may see: committed when appends go through a write buffer, else wrote. */
+    public int readPosition() {
+        return usesWriteBuffer ? committedPosition : wrotePosition;
+    }
+
+    public boolean isFull() {
+        return wrotePosition == fileSize;
+    }
+
+    /** True while appends land in a write buffer that has not been returned yet. */
+    public boolean hasWriteBuffer() {
+        return writeBuffer.get() != null;
+    }
+
+    /** True while the file is open and not being closed or destroyed. */
+    public boolean isAvailable() {
+        return !ownerReleased.get();
+    }
+
+    /** True when a reader (or a running flush) holds the mapping. */
+    public boolean isHeld() {
+        return refCount.get() > (ownerReleased.get() ? 0 : 1);
+    }
+
+    /**
+     * Calls {@code cb} with a buffer whose position 0 is this file's wrotePosition and whose limit is
+     * the room left, then advances wrotePosition by the returned count. Returns 0 without calling
+     * {@code cb} when the file is full.
+     */
+    public int append(AppendCallback cb) {
+        holdOrThrow();
+        try {
+            int wrote = wrotePosition;
+            if (wrote >= fileSize) {
+                return 0;
+            }
+            ByteBuffer target = appendTarget().slice(wrote, fileSize - wrote);
+            int written = cb.doAppend(fileFromOffset + wrote, target);
+            if (written < 0 || written > fileSize - wrote) {
+                throw new IllegalStateException("append callback reported " + written + " bytes with "
+                    + (fileSize - wrote) + " bytes left in " + path);
+            }
+            wrotePosition = wrote + written;
+            return written;
+        } finally {
+            release();
+        }
+    }
+
+    /** Copies {@code data}'s remaining bytes at wrotePosition; false (nothing written) if they do not fit. */
+    public boolean appendRaw(ByteBuffer data) {
+        holdOrThrow();
+        try {
+            int wrote = wrotePosition;
+            int length = data.remaining();
+            if (length > fileSize - wrote) {
+                return false;
+            }
+            appendTarget().put(wrote, data, data.position(), length);
+            data.position(data.position() + length);
+            wrotePosition = wrote + length;
+            return true;
+        } finally {
+            release();
+        }
+    }
+
+    private ByteBuffer appendTarget() {
+        ByteBuffer buffer = writeBuffer.get();
+        return buffer != null ? buffer : mapped;
+    }
+
+    /**
+     * Writes the write buffer's {@code [committed, wrote)} to the FileChannel (page cache) when at
+     * least {@code leastPages} pages are pending (any byte when 0, always when the file is full), and
+     * returns the buffer to its pool once the file is full and committed. Without a write buffer this
+     * does nothing. Returns the committed position. On IOException the position does not move.
+     */
+    public int commit(int leastPages) throws IOException {
+        if (!usesWriteBuffer) {
+            return wrotePosition;
+        }
+        ByteBuffer buffer = writeBuffer.get();
+        int committed = committedPosition;
+        if (buffer == null) {
+            return committed;
+        }
+        int wrote = wrotePosition;
+        // The hold keeps the buffer from going back to the pool (close) while it is written out.
+        if (!isAbleToWriteOut(leastPages, committed, wrote) || !hold()) {
+            return committed;
+        }
+        try {
+            ByteBuffer pending = buffer.slice(committed, wrote - committed);
+            while (pending.hasRemaining()) {
+                channel.write(pending, committed + (long) pending.position());
+            }
+            committedPosition = wrote;
+            if (wrote == fileSize) {
+                returnWriteBuffer();
+            }
+            return wrote;
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Forces what readers can see ({@link #readPosition()}) to disk when at least {@code leastPages}
+     * pages are dirty (any byte when 0, always when the file is full). flushedPosition advances only
+     * after the force returned; an IOException propagates and leaves flushedPosition where it was.
+     * Returns the flushed position.
+     */
+    public int flush(int leastPages) throws IOException {
+        int flushed = flushedPosition;
+        int target = readPosition();
+        if (!isAbleToWriteOut(leastPages, flushed, target) || !hold()) {
+            return flushed;
+        }
+        try {
+            IOHook hook = beforeForce;
+            if (hook != null) {
+                hook.run();
+            }
+            if (usesWriteBuffer) {
+                // The bytes went through write(): fdatasync writes the dirty blocks only.
+                channel.force(false);
+            } else {
+                forceMapped(flushed, target - flushed);
+            }
+            flushedPosition = target;
+            if (target == fileSize) {
+                onWritingDone();
+            }
+            return target;
+        } finally {
+            release();
+        }
+    }
+
+    private void forceMapped(int from, int length) throws IOException {
+        try {
+            mapped.force(from, length);
+        } catch (UncheckedIOException e) {
+            // MappedByteBuffer.force wraps the msync failure; surface it as what it is.
+            throw new IOException("force of " + path + " [" + from + ", " + (from + length) + ") failed", e.getCause());
+        }
+    }
+
+    private static boolean isAbleToWriteOut(int leastPages, int from, int to) {
+        if (to <= from) {
+            return false;
+        }
+        if (leastPages <= 0) {
+            return true;
+        }
+        return to / OS_PAGE_SIZE - from / OS_PAGE_SIZE >= leastPages;
+    }
+
+    /**
+     * A read-only, reference-counted view of {@code [position, position + size)}, or null if that is
+     * not entirely below {@link #readPosition()} or the file is closing. Release it when done.
+     */
+    public SelectedBuffer select(int position, int size) {
+        if (position < 0 || size <= 0 || (long) position + size > readPosition() || !hold()) {
+            return null;
+        }
+        return new SelectedBuffer(this, fileFromOffset + position, mapped.slice(position, size).asReadOnlyBuffer());
+    }
+
+    /** A view of {@code [position, readPosition())}, or null if that is empty. */
+    public SelectedBuffer select(int position) {
+        return select(position, readPosition() - position);
+    }
+
+    /** Sets the positions after recovery scanned the file. */
+    public void setPositions(int wrote, int committed, int flushed) {
+        if (wrote < committed || committed < flushed || flushed < 0 || wrote > fileSize) {
+            throw new IllegalArgumentException("positions must satisfy 0 <= flushed <= committed <= wrote <= "
+                + fileSize + ": " + flushed + ", " + committed + ", " + wrote);
+        }
+        wrotePosition = wrote;
+        committedPosition = committed;
+        flushedPosition = flushed;
+    }
+
+    /**
+     * Recovery: zeroes {@code [position, fileSize)} on disk (so no stale record is found there later),
+     * forces it, and sets all positions to {@code position}.
+     */
+    public void truncateTo(int position) throws IOException {
+        if (position < 0 || position > fileSize) {
+            throw new IllegalArgumentException("position " + position + " outside [0, " + fileSize + "]");
+        }
+        holdOrThrow();
+        try {
+            ByteBuffer zeros = ByteBuffer.allocateDirect(OS_PAGE_SIZE);
+            long pos = position;
+            while (pos < fileSize) {
+                // Page-aligned writes after the first, so the zeroing keeps the page cache in 4 KiB folios.
+                int length = (int) Math.min(OS_PAGE_SIZE - pos % OS_PAGE_SIZE, fileSize - pos);
+                zeros.clear().limit(length);
+                while (zeros.hasRemaining()) {
+                    channel.write(zeros, pos + zeros.position());
+                }
+                pos += length;
+            }
+            channel.force(false);
+            setPositions(position, position, position);
+        } finally {
+            release();
+        }
+    }
+
+    /** The file's last-modified time in milliseconds (0 if it no longer exists). */
+    public long lastModifiedMillis() {
+        try {
+            return Files.getLastModifiedTime(currentPath).toMillis();
+        } catch (NoSuchFileException e) {
+            return 0L;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the modification time of " + currentPath, e);
+        }
+    }
+
+    /** Store timestamp of the last record appended (set by the CommitLog). */
+    public long storeTimestamp() {
+        return storeTimestamp;
+    }
+
+    public void storeTimestamp(long millis) {
+        storeTimestamp = millis;
+    }
+
+    /**
+     * Makes the first appends fast: faults every page of the mapping in (reading one byte per page;
+     * the pages were zero-filled through write() at creation, so this dirties nothing), then mlocks
+     * the file and advises WILLNEED. The lock is undone once the file is full and flushed, or when it
+     * is closed.
+     */
+    public void warm() {
+        holdOrThrow();
+        try {
+            long startNs = System.nanoTime();
+            int sum = 0;
+            for (int pos = 0; pos < fileSize; pos += OS_PAGE_SIZE) {
+                sum += mapped.get(pos);
+            }
+            warmSink = sum;
+            boolean lockedNow;
+            synchronized (this) {
+                locked = locked || NativeIO.mlock(mapped, fileSize);
+                lockedNow = locked;
+            }
+            NativeIO.madvise(mapped, fileSize, NativeIO.MADV_WILLNEED);
+            LOG.info("warmed {} in {} ms (mlock {})", path,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), lockedNow ? "ok" : "not available");
+        } finally {
+            release();
+        }
+    }
+
+    boolean isLocked() {
+        return locked;
+    }
+
+    /** The writer has moved on: unlock, and let readahead serve the readers again. */
+    private synchronized void onWritingDone() {
+        if (locked && isAvailable()) {
+            NativeIO.munlock(mapped, fileSize);
+            locked = false;
+            NativeIO.madvise(mapped, fileSize, NativeIO.MADV_NORMAL);
+        }
+    }
+
+    /**
+     * Marks the file unavailable, renames it to {@code <name>.delete}, and unmaps and deletes it once
+     * no reader holds it. Waits up to {@code waitMs} for the readers; returns true when the file is
+     * gone, false when a reader still holds it (the last release then deletes it).
+     */
+    public boolean destroy(long waitMs) {
+        deleteRequested = true;
+        renameForDelete();
+        releaseOwner();
+        if (!cleanedUp.isDone()) {
+            try {
+                cleanedUp.get(waitMs, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                LOG.warn("{} is still held by a reader; it is deleted when released", currentPath);
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e.getCause());
+            }
+        }
+        deleteIfRequested();
+        return true;
+    }
+
+    /** Unmaps the file once no reader holds it, without deleting it. Idempotent. */
+    public void close() {
+        releaseOwner();
+    }
+
+    private synchronized void renameForDelete() {
+        if (!currentPath.equals(path)) {
+            return;
+        }
+        Path target = path.resolveSibling(path.getFileName() + DELETE_SUFFIX);
+        try {
+            Files.move(path, target, StandardCopyOption.ATOMIC_MOVE);
+            currentPath = target;
+            fsyncDirectory(target.toAbsolutePath().getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot rename " + path + " to " + target, e);
+        }
+    }
+
+    private synchronized void deleteIfRequested() {
+        if (!deleteRequested || deleted || !cleanedUp.isDone()) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(currentPath);
+            fsyncDirectory(currentPath.toAbsolutePath().getParent());
+            deleted = true;
+            LOG.info("deleted {}", currentPath);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + currentPath, e);
+        }
+    }
+
+    private void holdOrThrow() {
+        if (!hold()) {
+            throw new IllegalStateException(path + " is closed");
+        }
+    }
+
+    void beforeForce(IOHook hook) {
+        this.beforeForce = hook;
+    }
+
+    boolean hold() {
+        while (true) {
+            int count = refCount.get();
+            if (count <= 0 || ownerReleased.get()) {
+                return false;
+            }
+            if (refCount.compareAndSet(count, count + 1)) {
+                return true;
+            }
+        }
+    }
+
+    void release() {
+        int count = refCount.decrementAndGet();
+        if (count == 0) {
+            cleanUp();
+        } else if (count < 0) {
+            throw new IllegalStateException(path + " released more often than held");
+        }
+    }
+
+    private void releaseOwner() {
+        if (ownerReleased.compareAndSet(false, true)) {
+            release();
+        }
+    }
+
+    private void cleanUp() {
+        try {
+            synchronized (this) {
+                if (locked) {
+                    NativeIO.munlock(mapped, fileSize);
+                    locked = false;
+                }
+            }
+            Unmapper.unmap(path.toString(), mapped);
+            LIVE_MAPPINGS.decrementAndGet();
+            returnWriteBuffer();
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.warn("closing {} failed", path, e);
+            }
+        } finally {
+            cleanedUp.complete(null);
+        }
+        try {
+            deleteIfRequested();
+        } catch (UncheckedIOException e) {
+            // The last reader let go of a destroyed file; its thread must not fail for a retention error.
+            LOG.error("deleting destroyed file {} failed", currentPath, e);
+        }
+    }
+
+    private void returnWriteBuffer() {
+        ByteBuffer buffer = writeBuffer.getAndSet(null);
+        if (buffer != null && writeBufferReturn != null) {
+            writeBufferReturn.accept(buffer);
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel, Exception primary) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            primary.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MappedFile[" + path + ", wrote=" + wrotePosition + ", committed=" + committedPosition()
+            + ", flushed=" + flushedPosition + "]";
+    }
+}

@@ -1,0 +1,370 @@
+package io.basalt.store.mappedfile;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ordered, contiguous {@link MappedFile}s of one directory (a CommitLog, or one ConsumeQueue):
+ * file {@code i + 1} starts where file {@code i} ends. Also tracks the queue-wide
+ * {@code committedWhere} and {@code flushedWhere} (global offsets), advanced one file per call.
+ *
+ * <p>Threads: files are created, truncated and appended to by one writer (the CommitLog put lock or
+ * the ConsumeQueue dispatcher); {@link #commit(int)} by one committer; {@link #flush(int)} by one
+ * flusher; lookups and {@link #deleteExpiredFilesByTime} from any thread. The file list is an
+ * immutable snapshot replaced on each change, so readers never see it half-changed.
+ */
+public final class MappedFileQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(MappedFileQueue.class);
+    private static final int DELETE_FILES_BATCH_MAX = 10;
+
+    private final Path dir;
+    private final int fileSize;
+    private final AllocateMappedFileService allocator;
+    /** Immutable snapshot, replaced under {@code this} on every change. */
+    private volatile List<MappedFile> files = List.of();
+    private volatile long committedWhere;
+    private volatile long flushedWhere;
+    private volatile long storeTimestamp;
+
+    /**
+     * @param allocatorOrNull creates files in the background (the CommitLog's queue); null creates
+     *                        them inline on the writer's thread (ConsumeQueue, index)
+     */
+    public MappedFileQueue(Path dir, int fileSize, AllocateMappedFileService allocatorOrNull) {
+        if (fileSize <= 0) {
+            throw new IllegalArgumentException("fileSize must be positive: " + fileSize);
+        }
+        this.dir = dir;
+        this.fileSize = fileSize;
+        this.allocator = allocatorOrNull;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public int fileSize() {
+        return fileSize;
+    }
+
+    /**
+     * Maps every file of the directory (creating the directory if missing), positions set to full;
+     * recovery then sets the real positions. Removes leftovers of interrupted deletes
+     * ({@code .delete}) and allocations ({@code .alloc}). Refuses, naming the file and the problem, a
+     * name that is not a 20-digit offset, a size other than the configured one, and a gap or overlap
+     * between consecutive files; nothing stays mapped after a refusal.
+     */
+    public void load() throws IOException {
+        if (!files.isEmpty()) {
+            throw new IllegalStateException(dir + " is already loaded");
+        }
+        Files.createDirectories(dir);
+        TreeMap<Long, Path> byOffset = new TreeMap<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (name.endsWith(MappedFile.DELETE_SUFFIX) || name.endsWith(MappedFile.ALLOCATING_SUFFIX)) {
+                    LOG.info("removing leftover {}", entry);
+                    Files.delete(entry);
+                    continue;
+                }
+                if (Files.isDirectory(entry)) {
+                    throw new IOException("loading " + dir + ": " + name + " is a directory, expected only "
+                        + "files named by a 20-digit offset");
+                }
+                long offset = MappedFile.parseFileName(name);
+                if (offset < 0) {
+                    throw new IOException("loading " + dir + ": file " + name + ": name is not a 20-digit offset");
+                }
+                long size = Files.size(entry);
+                if (size != fileSize) {
+                    throw new IOException("loading " + dir + ": file " + name + ": size " + size
+                        + " bytes, expected " + fileSize + " (check the configured file size)");
+                }
+                byOffset.put(offset, entry);
+            }
+        }
+        long expected = -1;
+        for (var e : byOffset.entrySet()) {
+            if (expected >= 0 && e.getKey() != expected) {
+                throw new IOException("loading " + dir + ": file " + e.getValue().getFileName() + " starts at offset "
+                    + e.getKey() + " but the previous file ends at " + expected
+                    + (e.getKey() > expected ? " (files are missing)" : " (files overlap)"));
+            }
+            expected = e.getKey() + fileSize;
+        }
+        List<MappedFile> loaded = new ArrayList<>();
+        try {
+            for (Path file : byOffset.values()) {
+                MappedFile mappedFile = MappedFile.open(file, fileSize, null);
+                mappedFile.setPositions(fileSize, fileSize, fileSize);
+                loaded.add(mappedFile);
+            }
+        } catch (IOException | RuntimeException e) {
+            loaded.forEach(MappedFile::close);
+            throw e;
+        }
+        files = List.copyOf(loaded);
+        LOG.info("loaded {} files from {}", loaded.size(), dir);
+    }
+
+    public MappedFile lastFile() {
+        List<MappedFile> snapshot = files;
+        return snapshot.isEmpty() ? null : snapshot.get(snapshot.size() - 1);
+    }
+
+    public MappedFile firstFile() {
+        List<MappedFile> snapshot = files;
+        return snapshot.isEmpty() ? null : snapshot.get(0);
+    }
+
+    /** An unmodifiable snapshot of the files, in offset order. */
+    public List<MappedFile> files() {
+        return files;
+    }
+
+    private synchronized void addFile(MappedFile file) {
+        List<MappedFile> next = new ArrayList<>(files);
+        next.add(file);
+        files = List.copyOf(next);
+    }
+
+    private synchronized void removeFile(MappedFile file) {
+        List<MappedFile> next = new ArrayList<>(files);
+        next.remove(file);
+        files = List.copyOf(next);
+    }
+
+    private synchronized List<MappedFile> removeAll() {
+        List<MappedFile> all = files;
+        files = List.of();
+        return all;
+    }
+
+    /**
+     * The last file if it has room, else a new file after it; with no file yet, a new one at
+     * {@code startOffsetIfEmpty} rounded down to a multiple of the file size. Writer thread only.
+     * With an allocator this waits up to its timeout and throws when the file could not be created
+     * (callers report CREATE_MAPPED_FILE_FAILED).
+     */
+    public MappedFile lastFileOrCreate(long startOffsetIfEmpty) throws IOException {
+        MappedFile last = lastFile();
+        long createOffset;
+        if (last == null) {
+            createOffset = startOffsetIfEmpty - startOffsetIfEmpty % fileSize;
+        } else if (last.isFull()) {
+            createOffset = last.fileFromOffset() + fileSize;
+        } else {
+            return last;
+        }
+        Path next = dir.resolve(MappedFile.fileName(createOffset));
+        MappedFile created;
+        if (allocator != null) {
+            created = allocator.allocate(next, dir.resolve(MappedFile.fileName(createOffset + fileSize)), fileSize);
+        } else {
+            Files.createDirectories(dir);
+            created = MappedFile.open(next, fileSize, null);
+        }
+        addFile(created);
+        return created;
+    }
+
+    /**
+     * The file holding {@code offset}; if none does, the first file when
+     * {@code returnFirstIfNotFound}, else null.
+     */
+    public MappedFile findFileByOffset(long offset, boolean returnFirstIfNotFound) {
+        List<MappedFile> snapshot = files();
+        if (snapshot.isEmpty()) {
+            return null;
+        }
+        MappedFile first = snapshot.get(0);
+        long index = offset / fileSize - first.fileFromOffset() / fileSize;
+        if (offset >= first.fileFromOffset() && index < snapshot.size()) {
+            MappedFile candidate = snapshot.get((int) index);
+            if (contains(candidate, offset)) {
+                return candidate;
+            }
+        }
+        for (MappedFile file : snapshot) {
+            if (contains(file, offset)) {
+                return file;
+            }
+        }
+        return returnFirstIfNotFound ? first : null;
+    }
+
+    private boolean contains(MappedFile file, long offset) {
+        return offset >= file.fileFromOffset() && offset < file.fileFromOffset() + fileSize;
+    }
+
+    /** Base offset of the first file, or -1 when there is none. */
+    public long minOffset() {
+        MappedFile first = firstFile();
+        return first == null ? -1 : first.fileFromOffset();
+    }
+
+    /** End of what readers may see: last file's base + its readPosition (0 when empty). */
+    public long maxOffset() {
+        MappedFile last = lastFile();
+        return last == null ? 0 : last.fileFromOffset() + last.readPosition();
+    }
+
+    /** End of what was appended: last file's base + its wrotePosition (0 when empty). */
+    public long maxWrotePosition() {
+        MappedFile last = lastFile();
+        return last == null ? 0 : last.fileFromOffset() + last.wrotePosition();
+    }
+
+    public long committedWhere() {
+        return committedWhere;
+    }
+
+    public long flushedWhere() {
+        return flushedWhere;
+    }
+
+    public void setCommittedWhere(long offset) {
+        committedWhere = offset;
+    }
+
+    public void setFlushedWhere(long offset) {
+        flushedWhere = offset;
+    }
+
+    /** Store timestamp of the last file as of the last thorough ({@code leastPages == 0}) flush. */
+    public long storeTimestamp() {
+        return storeTimestamp;
+    }
+
+    /**
+     * Commits the file holding {@code committedWhere} (see {@link MappedFile#commit(int)}) and moves
+     * {@code committedWhere}. Returns true when it moved. Committer thread only.
+     */
+    public boolean commit(int leastPages) throws IOException {
+        MappedFile file = findFileByOffset(committedWhere, committedWhere == 0);
+        if (file == null) {
+            return false;
+        }
+        long where = file.fileFromOffset() + file.commit(leastPages);
+        boolean moved = where != committedWhere;
+        committedWhere = where;
+        return moved;
+    }
+
+    /**
+     * Flushes the file holding {@code flushedWhere} (see {@link MappedFile#flush(int)}) and moves
+     * {@code flushedWhere} to what that force made durable. Returns true when it moved. An
+     * IOException propagates with {@code flushedWhere} unchanged. Flusher thread only.
+     */
+    public boolean flush(int leastPages) throws IOException {
+        MappedFile file = findFileByOffset(flushedWhere, flushedWhere == 0);
+        if (file == null) {
+            return false;
+        }
+        long timestamp = file.storeTimestamp();
+        long where = file.fileFromOffset() + file.flush(leastPages);
+        boolean moved = where != flushedWhere;
+        flushedWhere = where;
+        if (leastPages == 0) {
+            storeTimestamp = timestamp;
+        }
+        return moved;
+    }
+
+    /**
+     * Recovery: keeps {@code [.., offset)}. Zeroes the rest of the file holding {@code offset} and
+     * deletes every file after it (renamed to {@code .delete} first); lowers committedWhere and
+     * flushedWhere to {@code offset} if they were beyond it.
+     */
+    public void truncateDirtyFiles(long offset) throws IOException {
+        List<MappedFile> willRemove = new ArrayList<>();
+        for (MappedFile file : files) {
+            long fileTail = file.fileFromOffset() + fileSize;
+            if (fileTail <= offset) {
+                continue;
+            }
+            if (offset >= file.fileFromOffset()) {
+                file.truncateTo((int) (offset - file.fileFromOffset()));
+            } else {
+                willRemove.add(file);
+            }
+        }
+        for (MappedFile file : willRemove) {
+            file.destroy(1000);
+            removeFile(file);
+            LOG.info("truncated {}: removed {} beyond offset {}", dir, file.path().getFileName(), offset);
+        }
+        committedWhere = Math.min(committedWhere, offset);
+        flushedWhere = Math.min(flushedWhere, offset);
+    }
+
+    /**
+     * Deletes, oldest first, files (never the last one) last modified more than {@code expiredMillis}
+     * ago, or all but the last when {@code cleanImmediately}; at most 10 per call, pausing
+     * {@code intervalMs} between two deletes to spread the I/O. Stops at the first file that is not
+     * expired or that a reader still holds, so the queue stays contiguous. Returns the number deleted.
+     */
+    public int deleteExpiredFilesByTime(long expiredMillis, long intervalMs, long destroyWaitMs,
+                                        boolean cleanImmediately) {
+        List<MappedFile> snapshot = files();
+        int deleted = 0;
+        for (int i = 0; i < snapshot.size() - 1 && deleted < DELETE_FILES_BATCH_MAX; i++) {
+            MappedFile file = snapshot.get(i);
+            boolean expired = System.currentTimeMillis() >= file.lastModifiedMillis() + expiredMillis;
+            if (!(expired || cleanImmediately) || file.isHeld()) {
+                break;
+            }
+            if (deleted > 0 && intervalMs > 0 && !pause(intervalMs)) {
+                break;
+            }
+            file.destroy(destroyWaitMs);
+            removeFile(file);
+            deleted++;
+        }
+        if (deleted > 0) {
+            LOG.info("deleted {} expired files from {}", deleted, dir);
+        }
+        return deleted;
+    }
+
+    /** I/O pacing between two deletes (not coordination); false if interrupted. */
+    private static boolean pause(long intervalMs) {
+        try {
+            Thread.sleep(intervalMs);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Unmaps every file (each once its readers let go), keeping them on disk. */
+    public void shutdown() {
+        for (MappedFile file : removeAll()) {
+            file.close();
+        }
+    }
+
+    /** Deletes every file and the directory if it is then empty. */
+    public void destroy() {
+        for (MappedFile file : removeAll()) {
+            file.destroy(1000);
+        }
+        flushedWhere = 0;
+        committedWhere = 0;
+        try {
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            LOG.warn("could not remove directory {}: {}", dir, e.toString());
+        }
+    }
+}

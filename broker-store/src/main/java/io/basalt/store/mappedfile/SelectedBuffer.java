@@ -1,0 +1,52 @@
+package io.basalt.store.mappedfile;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A read-only view of {@code [startOffset, startOffset + size)} of one {@link MappedFile}. While it is
+ * held the file stays mapped, even if it is destroyed meanwhile; {@link #release()} (or
+ * {@link #close()}) lets it go. Release exactly once per selection; a second call does nothing.
+ * The buffer must not be used after release.
+ */
+public final class SelectedBuffer implements AutoCloseable {
+    private final MappedFile file;
+    private final long startOffset;
+    private final ByteBuffer buffer;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    SelectedBuffer(MappedFile file, long startOffset, ByteBuffer buffer) {
+        this.file = file;
+        this.startOffset = startOffset;
+        this.buffer = buffer;
+    }
+
+    /** Global offset of the buffer's position 0. */
+    public long startOffset() {
+        return startOffset;
+    }
+
+    public int size() {
+        return buffer.limit();
+    }
+
+    /** The read-only bytes, position 0 to limit {@link #size()}. */
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    public MappedFile file() {
+        return file;
+    }
+
+    public void release() {
+        if (released.compareAndSet(false, true)) {
+            file.release();
+        }
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+}

@@ -1,0 +1,108 @@
+package io.basalt.store.mappedfile;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Off-heap write buffers for CommitLog files ({@code transientStorePoolEnable}): {@code poolSize}
+ * direct buffers of one file size each ({@code transientStorePoolSize}), mlocked where the platform
+ * allows. A new file borrows one; appends land in it, commit writes them to the FileChannel, and the
+ * buffer comes back once its file is full and committed.
+ *
+ * <p>{@link #borrowBuffer()} never blocks: an empty pool returns null and the caller falls back to a
+ * plain mapped file. Any thread may borrow or return.
+ */
+public final class TransientStorePool {
+    private static final Logger LOG = LoggerFactory.getLogger(TransientStorePool.class);
+
+    private final int poolSize;
+    private final int fileSize;
+    private final ConcurrentLinkedDeque<ByteBuffer> available = new ConcurrentLinkedDeque<>();
+    private final boolean locked;
+    private volatile boolean destroyed;
+    private volatile boolean lowWarned;
+
+    /** Allocates (and mlocks) {@code poolSize} direct buffers of {@code fileSize} bytes. */
+    public TransientStorePool(int poolSize, int fileSize) {
+        if (poolSize <= 0 || fileSize <= 0) {
+            throw new IllegalArgumentException("transientStorePoolSize and the file size must be positive: "
+                + poolSize + ", " + fileSize);
+        }
+        this.poolSize = poolSize;
+        this.fileSize = fileSize;
+        boolean allLocked = true;
+        for (int i = 0; i < poolSize; i++) {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(fileSize);
+            allLocked &= NativeIO.mlock(buffer, fileSize);
+            available.addLast(buffer);
+        }
+        this.locked = allLocked;
+        LOG.info("TransientStorePool: {} buffers of {} bytes", poolSize, fileSize);
+    }
+
+    public int poolSize() {
+        return poolSize;
+    }
+
+    public int fileSize() {
+        return fileSize;
+    }
+
+    public int availableBufferCount() {
+        return available.size();
+    }
+
+    /** A free buffer (position 0, limit file size), or null when none is free. Never blocks. */
+    public ByteBuffer borrowBuffer() {
+        if (destroyed) {
+            return null;
+        }
+        ByteBuffer buffer = available.pollFirst();
+        if (buffer != null && isLow() && !lowWarned) {
+            lowWarned = true;
+            LOG.warn("TransientStorePool is running low: {} of {} buffers free", available.size(), poolSize);
+        }
+        return buffer;
+    }
+
+    /** Gives a borrowed buffer back; after {@link #destroy()} it is freed instead. */
+    public synchronized void returnBuffer(ByteBuffer buffer) {
+        buffer.clear();
+        if (destroyed) {
+            free(buffer);
+        } else {
+            available.addFirst(buffer);
+            lowWarned = isLow();
+        }
+    }
+
+    /** Fewer than 40 % of the buffers free (RocketMQ's threshold for its warning). */
+    private boolean isLow() {
+        return available.size() < poolSize * 0.4;
+    }
+
+    /**
+     * Unlocks and frees every free buffer now; a buffer still borrowed is freed when its file gives
+     * it back (never under a writer).
+     */
+    public synchronized void destroy() {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        ByteBuffer buffer;
+        while ((buffer = available.pollFirst()) != null) {
+            free(buffer);
+        }
+    }
+
+    private void free(ByteBuffer buffer) {
+        if (locked) {
+            NativeIO.munlock(buffer, fileSize);
+        }
+        Unmapper.unmap("TransientStorePool buffer", buffer);
+    }
+}

@@ -1,0 +1,199 @@
+package io.basalt.store.queue;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every ConsumeQueue of the store, under {@code <root>/consumequeue/<topic>/<queueId>/}.
+ *
+ * <p>Threads: queues are created and written by the dispatcher (or by recovery before the
+ * dispatcher starts); lookups and reads may come from any thread.
+ */
+public final class ConsumeQueueStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ConsumeQueueStore.class);
+
+    private final Path dir;
+    private final int fileSize;
+    private final ConcurrentMap<String, ConcurrentMap<Integer, ConsumeQueue>> queues = new ConcurrentHashMap<>();
+
+    private ConsumeQueueStore(Path dir, int fileSize) {
+        this.dir = dir;
+        this.fileSize = fileSize;
+    }
+
+    /**
+     * Opens {@code consumeQueueDir} (RocketMQ: {@code <storePathRootDir>/consumequeue}) and loads every
+     * queue found in it. {@code mappedFileSizeConsumeQueue} is rounded up to a multiple of 20, as
+     * RocketMQ does.
+     */
+    public static ConsumeQueueStore open(Path consumeQueueDir, int mappedFileSizeConsumeQueue) throws IOException {
+        int fileSize = fileSizeFor(mappedFileSizeConsumeQueue);
+        ConsumeQueueStore store = new ConsumeQueueStore(consumeQueueDir, fileSize);
+        Files.createDirectories(consumeQueueDir);
+        try (DirectoryStream<Path> topics = Files.newDirectoryStream(consumeQueueDir, Files::isDirectory)) {
+            for (Path topicDir : topics) {
+                String topic = topicDir.getFileName().toString();
+                try (DirectoryStream<Path> ids = Files.newDirectoryStream(topicDir, Files::isDirectory)) {
+                    for (Path idDir : ids) {
+                        int queueId;
+                        try {
+                            queueId = Integer.parseInt(idDir.getFileName().toString());
+                        } catch (NumberFormatException e) {
+                            LOG.warn("Ignoring {}: not a queue id directory", idDir);
+                            continue;
+                        }
+                        ConsumeQueue q = ConsumeQueue.open(idDir, topic, queueId, fileSize);
+                        store.queues.computeIfAbsent(topic, t -> new ConcurrentHashMap<>()).put(queueId, q);
+                    }
+                }
+            }
+        }
+        LOG.info("Loaded {} consume queues from {}", store.allQueues().size(), consumeQueueDir);
+        return store;
+    }
+
+    /** RocketMQ's MessageStoreConfig.getMappedFileSizeConsumeQueue(): rounded up to whole entries. */
+    public static int fileSizeFor(int mappedFileSizeConsumeQueue) {
+        if (mappedFileSizeConsumeQueue <= 0) {
+            throw new IllegalArgumentException("mappedFileSizeConsumeQueue must be positive: " + mappedFileSizeConsumeQueue);
+        }
+        int entries = (mappedFileSizeConsumeQueue + ConsumeQueueEntry.SIZE - 1) / ConsumeQueueEntry.SIZE;
+        return entries * ConsumeQueueEntry.SIZE;
+    }
+
+    public int fileSize() {
+        return fileSize;
+    }
+
+    /** The queue, or null if it has never been written. */
+    public ConsumeQueue find(String topic, int queueId) {
+        Map<Integer, ConsumeQueue> byId = queues.get(topic);
+        return byId == null ? null : byId.get(queueId);
+    }
+
+    /** The queue, created (empty) if needed. Only the writer thread calls this. */
+    public ConsumeQueue findOrCreate(String topic, int queueId) throws IOException {
+        ConsumeQueue q = find(topic, queueId);
+        if (q != null) {
+            return q;
+        }
+        q = ConsumeQueue.open(dir.resolve(topic).resolve(Integer.toString(queueId)), topic, queueId, fileSize);
+        queues.computeIfAbsent(topic, t -> new ConcurrentHashMap<>()).put(queueId, q);
+        return q;
+    }
+
+    public List<ConsumeQueue> allQueues() {
+        List<ConsumeQueue> all = new ArrayList<>();
+        for (Map<Integer, ConsumeQueue> byId : queues.values()) {
+            all.addAll(byId.values());
+        }
+        return all;
+    }
+
+    /** Writes the entry of one dispatched record into its queue. */
+    public ConsumeQueue.PutResult put(DispatchRequest r) throws IOException {
+        return findOrCreate(r.topic(), r.queueId()).put(r.commitLogOffset(), r.size(), r.tagsCode(), r.consumeQueueOffset());
+    }
+
+    /**
+     * Recovers every queue (see {@link ConsumeQueue#recover()}).
+     *
+     * @return the max CommitLog end over all queues, and the lowest CommitLog end of a queue whose
+     *         tail was damaged (Long.MAX_VALUE if none): re-dispatch must start there to refill it
+     */
+    public Recovered recover() throws IOException {
+        long maxPhysic = 0;
+        long minRepaired = Long.MAX_VALUE;
+        for (ConsumeQueue q : allQueues()) {
+            if (q.recover()) {
+                minRepaired = Math.min(minRepaired, q.maxPhysicOffset());
+            }
+            maxPhysic = Math.max(maxPhysic, q.maxPhysicOffset());
+        }
+        return new Recovered(maxPhysic, minRepaired);
+    }
+
+    /**
+     * @param maxPhysicOffset       max CommitLog end over all queues
+     * @param minPhysicOffsetRepaired lowest CommitLog end of a queue cut at damaged entries, or Long.MAX_VALUE
+     */
+    public record Recovered(long maxPhysicOffset, long minPhysicOffsetRepaired) {
+    }
+
+    /** Max CommitLog end over all queues (RocketMQ's maxPhyOffsetOfConsumeQueue). */
+    public long maxPhysicOffset() {
+        long max = 0;
+        for (ConsumeQueue q : allQueues()) {
+            max = Math.max(max, q.maxPhysicOffset());
+        }
+        return max;
+    }
+
+    /** Drops entries pointing beyond the recovered CommitLog end, in every queue. */
+    public void truncateByMaxPhysicOffset(long commitLogEnd) throws IOException {
+        for (ConsumeQueue q : allQueues()) {
+            q.truncateByMaxPhysicOffset(commitLogEnd);
+        }
+    }
+
+    public void correctMinOffsets(long commitLogMinOffset) {
+        for (ConsumeQueue q : allQueues()) {
+            q.correctMinOffset(commitLogMinOffset);
+        }
+    }
+
+    /** Retention: deletes the queue files that lie wholly below the CommitLog's min offset. */
+    public int deleteFilesBelow(long commitLogMinOffset) throws IOException {
+        int deleted = 0;
+        for (ConsumeQueue q : allQueues()) {
+            deleted += q.deleteFilesBelow(commitLogMinOffset);
+        }
+        return deleted;
+    }
+
+    /** {@code "topic-queueId"} → next logical offset: what the CommitLog's queue-offset counters restart from. */
+    public Map<String, Long> queueOffsetTable() {
+        Map<String, Long> table = new HashMap<>();
+        for (ConsumeQueue q : allQueues()) {
+            table.put(q.topic() + "-" + q.queueId(), q.maxOffset());
+        }
+        return table;
+    }
+
+    public void flush() throws IOException {
+        for (ConsumeQueue q : allQueues()) {
+            q.flush();
+        }
+    }
+
+    /** Closes every queue; keeps going after a failure and reports all of them. */
+    public void close() throws IOException {
+        IOException failure = null;
+        for (ConsumeQueue q : allQueues()) {
+            try {
+                q.close();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        queues.clear();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

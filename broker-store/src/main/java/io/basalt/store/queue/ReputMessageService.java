@@ -1,0 +1,234 @@
+package io.basalt.store.queue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+import io.basalt.store.commitlog.MessageRecordDecoder;
+import io.basalt.store.commitlog.RecordCheck;
+import io.basalt.store.index.IndexService;
+import io.basalt.store.service.ServiceThread;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dispatcher (RocketMQ's ReputMessageService): tails the CommitLog from {@link #reputFromOffset()}
+ * and turns each record into a ConsumeQueue entry and index keys.
+ *
+ * <p><b>What consumers see.</b> It dispatches only records that end at or below
+ * {@link DispatchSource#dispatchLimit()}. The MessageStore sets that limit to the CommitLog's
+ * <em>flushed</em> offset under SYNC_FLUSH, so a consumer never sees a message that a crash or power
+ * loss could take back (the put future of such a message completes only after the same force()); and
+ * to the readable (committed) offset under ASYNC_FLUSH, where acknowledged messages live in the page
+ * cache and survive a process crash but not a power loss: there consumers may read what a power loss
+ * would take back, exactly as the producer was told (ASYNC_FLUSH promises no durability).
+ *
+ * <p><b>Never skipping.</b> A record that fails its check inside the dispatchable range stops the
+ * dispatcher: it logs one ERROR line with the offset and reason and sets {@link #alarm()}; nothing after
+ * it is dispatched until an operator (or recovery on restart) deals with it. RocketMQ skips such
+ * records, which makes acknowledged messages unconsumable (pain point #16).
+ *
+ * <p><b>Gaps.</b> If a queue's next entry is beyond its end (its tail was lost, e.g. a torn
+ * ConsumeQueue file after power loss), the dispatcher rewinds to the end of that queue's last entry
+ * and re-dispatches from there (other queues skip what they already hold). Only if those records are
+ * no longer in the CommitLog are the missing entries filled with placeholders.
+ *
+ * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread); it is
+ * woken by {@link #wakeup()} after every append and flush, and polls every {@code idleWaitMs} otherwise.
+ */
+public final class ReputMessageService extends ServiceThread {
+    private static final Logger LOG = LoggerFactory.getLogger(ReputMessageService.class);
+    private static final int MAX_RECORDS_PER_ROUND = 4096;
+
+    private final DispatchSource source;
+    private final ConsumeQueueStore consumeQueues;
+    private final IndexService index;
+    private final MessageArrivingListener listener;
+    private final long idleWaitMs;
+    private final MessageRecordDecoder decoder = new MessageRecordDecoder();
+
+    private volatile long reputFromOffset;
+    private volatile long lastStoreTimestamp;
+    private volatile String alarm;
+    private String lastRewind;
+    private long rewindTo = -1;
+
+    /**
+     * @param index    null when message indexing is off
+     * @param listener null when nobody waits for arrivals
+     */
+    public ReputMessageService(DispatchSource source, ConsumeQueueStore consumeQueues, IndexService index,
+                               MessageArrivingListener listener, long reputFromOffset, long idleWaitMs) {
+        super("ReputMessageService");
+        this.source = source;
+        this.consumeQueues = consumeQueues;
+        this.index = index;
+        this.listener = listener;
+        this.reputFromOffset = reputFromOffset;
+        this.idleWaitMs = idleWaitMs;
+    }
+
+    /** Next CommitLog offset to dispatch: everything below it is in the ConsumeQueues and the index. */
+    public long reputFromOffset() {
+        return reputFromOffset;
+    }
+
+    /** Store time of the last dispatched record (RocketMQ's checkpoint logicsMsgTimestamp). */
+    public long lastStoreTimestamp() {
+        return lastStoreTimestamp;
+    }
+
+    /** Why dispatch stopped, or null while it runs. */
+    public String alarm() {
+        return alarm;
+    }
+
+    /** Bytes of the dispatchable log not yet dispatched. */
+    public long behindBytes() {
+        return Math.max(0, source.dispatchLimit() - reputFromOffset);
+    }
+
+    @Override
+    protected long idleWaitMs() {
+        return idleWaitMs;
+    }
+
+    /** Dispatches what is dispatchable now, up to a bound per round; returns the records dispatched. */
+    @Override
+    public int doWork() {
+        if (alarm != null) {
+            return 0;
+        }
+        int dispatched = 0;
+        while (dispatched < MAX_RECORDS_PER_ROUND && alarm == null) {
+            long limit = source.dispatchLimit();
+            long from = reputFromOffset;
+            if (from >= limit) {
+                break;
+            }
+            int n = dispatchFile(from, limit, MAX_RECORDS_PER_ROUND - dispatched);
+            if (n < 0) {
+                break;
+            }
+            dispatched += n;
+        }
+        return dispatched;
+    }
+
+    /**
+     * Dispatches from {@code from} within one file; returns the records dispatched (the loop ends when
+     * an alarm is set), or -1 when the rest is not dispatchable yet.
+     */
+    private int dispatchFile(long from, long limit, int maxRecords) {
+        try (DispatchSource.View view = source.read(from)) {
+            if (view == null) {
+                long min = source.minOffset();
+                if (from < min) {
+                    LOG.warn("Dispatch offset {} is below the CommitLog min offset {} (files deleted); going on from there", from, min);
+                    reputFromOffset = min;
+                    return 0;
+                }
+                return -1;
+            }
+            ByteBuffer buffer = view.buffer();
+            int readable = (int) Math.min(buffer.limit(), limit - from);
+            buffer.limit(readable);
+            int count = 0;
+            int position = 0;
+            while (position < readable && count < maxRecords) {
+                buffer.position(position);
+                RecordCheck check = decoder.check(buffer, false);
+                long offset = from + position;
+                switch (check.status()) {
+                    case OK -> {
+                        if (check.physicalOffset() != offset) {
+                            stop(offset, "record says it is at offset " + check.physicalOffset());
+                            return count;
+                        }
+                        if (!dispatch(offset, check)) {
+                            return count;
+                        }
+                        if (rewindTo >= 0) {
+                            reputFromOffset = rewindTo;
+                            rewindTo = -1;
+                            return count;
+                        }
+                        position += check.size();
+                        reputFromOffset = offset + check.size();
+                        count++;
+                    }
+                    case END_OF_FILE -> {
+                        reputFromOffset = source.nextFileOffset(offset);
+                        return count;
+                    }
+                    case TRUNCATED -> {
+                        if (limit >= source.nextFileOffset(offset)) {
+                            stop(offset, check.reason() + ", although the log goes on in the next file");
+                        }
+                        return count > 0 ? count : -1;
+                    }
+                    case CORRUPT -> {
+                        stop(offset, check.reason());
+                        return count;
+                    }
+                    default -> throw new IllegalStateException("unknown record status " + check.status());
+                }
+            }
+            return count;
+        }
+    }
+
+    private boolean dispatch(long offset, RecordCheck c) {
+        DispatchRequest r = new DispatchRequest(c.topic(), c.queueId(), offset, c.size(), c.tagsCode(),
+                c.storeTimestamp(), c.queueOffset(), c.keys(), c.uniqKey(), c.sysFlag());
+        try {
+            if (r.goesToConsumeQueue()) {
+                ConsumeQueue queue = consumeQueues.findOrCreate(r.topic(), r.queueId());
+                ConsumeQueue.PutResult result = queue.put(offset, r.size(), r.tagsCode(), r.consumeQueueOffset());
+                if (result == ConsumeQueue.PutResult.GAP) {
+                    if (rewindForGap(queue, r)) {
+                        return true;
+                    }
+                    queue.fillGapTo(r.consumeQueueOffset());
+                    result = queue.put(offset, r.size(), r.tagsCode(), r.consumeQueueOffset());
+                }
+                if (result == ConsumeQueue.PutResult.APPENDED && listener != null) {
+                    listener.arriving(r.topic(), r.queueId(), r.consumeQueueOffset(), r.tagsCode(), r.storeTimestamp());
+                }
+            }
+            if (index != null) {
+                index.buildIndex(r);
+            }
+        } catch (IOException e) {
+            stop(offset, "writing its ConsumeQueue entry or index keys failed: " + e);
+            return false;
+        }
+        lastStoreTimestamp = r.storeTimestamp();
+        return true;
+    }
+
+    /**
+     * The queue lacks entries before this record. Its missing records lie between the end of its last
+     * entry and here; go back there once. Returns false if they are gone from the log (or this gap was
+     * already rewound for once), so the caller fills the gap.
+     */
+    private boolean rewindForGap(ConsumeQueue queue, DispatchRequest r) {
+        long back = Math.max(queue.maxPhysicOffset(), source.minOffset());
+        String key = r.topic() + "-" + r.queueId() + "@" + queue.maxOffset();
+        if (back >= r.commitLogOffset() || key.equals(lastRewind) || queue.maxPhysicOffset() < source.minOffset()) {
+            LOG.error("ConsumeQueue {}-{} misses logical offsets [{}, {}) whose records are not in the CommitLog; filling them with placeholders",
+                    r.topic(), r.queueId(), queue.maxOffset(), r.consumeQueueOffset());
+            return false;
+        }
+        lastRewind = key;
+        rewindTo = back;
+        LOG.warn("ConsumeQueue {}-{} ends at logical offset {} but the record at {} has {}: re-dispatching from {}",
+                r.topic(), r.queueId(), queue.maxOffset(), r.commitLogOffset(), r.consumeQueueOffset(), back);
+        return true;
+    }
+
+    private void stop(long offset, String reason) {
+        alarm = "dispatch stopped at CommitLog offset " + offset + ": " + reason;
+        LOG.error("[ALARM] {}. Nothing after it reaches the ConsumeQueues until the log is repaired.", alarm);
+    }
+}

@@ -1,0 +1,194 @@
+package io.basalt.store.recovery;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.function.Consumer;
+
+import io.basalt.store.commitlog.MessageRecordDecoder;
+import io.basalt.store.commitlog.RecordCheck;
+import io.basalt.store.commitlog.RecordFormat;
+
+/**
+ * Walks CommitLog files record by record from a start offset and finds where the valid log ends:
+ * the first record whose length, magic, field lengths, body CRC or physical-offset field is wrong,
+ * or that is cut short. An END_OF_FILE marker must reach exactly the end of its file; the walk
+ * then continues at the start of the next file.
+ *
+ * <p>Reads with positional {@link FileChannel} reads through a window (4 MiB, grown for a larger
+ * record up to {@code maxRecordLength}), independent of how the files are mapped. Single-threaded.
+ */
+final class CommitLogScanner {
+    /** One CommitLog file: its global base offset, path and nominal size. */
+    record Segment(long fileFromOffset, Path path, int fileSize) {
+    }
+
+    /** Where the valid log ends, and what lies beyond it. */
+    record ScanResult(long endOffset, long recordsScanned, long bytesDropped, String stopReason) {
+    }
+
+    private static final int WINDOW = 4 * 1024 * 1024;
+
+    private final MessageRecordDecoder decoder = new MessageRecordDecoder();
+    private final boolean checkCrc;
+    private final int maxRecordLength;
+    private ByteBuffer window;
+    private long windowStart;
+    private int windowLength;
+
+    CommitLogScanner(boolean checkCrc, int maxRecordLength) {
+        this.checkCrc = checkCrc;
+        this.maxRecordLength = maxRecordLength;
+    }
+
+    /**
+     * Scans {@code segments} (ordered, contiguous) from {@code startOffset}, which must be a record
+     * boundary inside one of them (or the end of the last). Calls {@code onRecord} for each valid
+     * message record in order. Bytes dropped = the non-zero bytes after the end in its file plus
+     * those of every later file.
+     */
+    ScanResult scan(List<Segment> segments, long startOffset, Consumer<RecordCheck> onRecord) throws IOException {
+        int index = indexOf(segments, startOffset);
+        if (index < 0) {
+            return new ScanResult(startOffset, 0, 0, "no file holds the start offset " + startOffset);
+        }
+        long records = 0;
+        int position = (int) (startOffset - segments.get(index).fileFromOffset());
+        while (true) {
+            Segment segment = segments.get(index);
+            Stop stop;
+            try (FileChannel ch = FileChannel.open(segment.path(), StandardOpenOption.READ)) {
+                long fileLength = Math.min(ch.size(), segment.fileSize());
+                windowLength = 0;
+                while (true) {
+                    if (position == segment.fileSize()) {
+                        stop = null;
+                        break;
+                    }
+                    RecordCheck check = checkAt(ch, segment, fileLength, position);
+                    if (check.status() == RecordCheck.Status.OK) {
+                        long expected = segment.fileFromOffset() + position;
+                        if (check.physicalOffset() != expected) {
+                            stop = new Stop(position, "record says physical offset " + check.physicalOffset()
+                                + " but lies at " + expected);
+                            break;
+                        }
+                        onRecord.accept(check);
+                        records++;
+                        position += check.size();
+                    } else if (check.status() == RecordCheck.Status.END_OF_FILE) {
+                        if (position + check.size() != segment.fileSize()) {
+                            stop = new Stop(position, "END_OF_FILE marker of " + check.size()
+                                + " bytes does not reach the end of the file");
+                            break;
+                        }
+                        position = segment.fileSize();
+                    } else {
+                        stop = new Stop(position, check.reason());
+                        break;
+                    }
+                }
+                if (stop != null) {
+                    long dropped = nonZeroExtent(ch, stop.position, fileLength);
+                    for (int i = index + 1; i < segments.size(); i++) {
+                        dropped += nonZeroExtent(segments.get(i), 0);
+                    }
+                    return new ScanResult(segment.fileFromOffset() + stop.position, records, dropped, stop.reason);
+                }
+            }
+            if (index + 1 == segments.size()) {
+                return new ScanResult(segment.fileFromOffset() + segment.fileSize(), records, 0, "end of the last file");
+            }
+            index++;
+            position = 0;
+        }
+    }
+
+    private record Stop(int position, String reason) {
+    }
+
+    private static int indexOf(List<Segment> segments, long offset) {
+        for (int i = 0; i < segments.size(); i++) {
+            Segment s = segments.get(i);
+            if (offset >= s.fileFromOffset() && offset <= s.fileFromOffset() + s.fileSize()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Checks the record at {@code position}, loading the window so the whole record is in it when possible. */
+    private RecordCheck checkAt(FileChannel ch, Segment segment, long fileLength, int position) throws IOException {
+        ensureWindow(ch, fileLength, position, RecordFormat.END_FILE_MIN_BLANK_LENGTH);
+        RecordCheck check = checkInWindow(position);
+        if (check.status() == RecordCheck.Status.TRUNCATED && windowStart + windowLength < fileLength) {
+            int totalSize = window.getInt((int) (position - windowStart));
+            if (totalSize > Math.min(maxRecordLength, segment.fileSize())) {
+                return RecordCheck.corrupt("total size " + totalSize + " above the largest possible record "
+                    + maxRecordLength);
+            }
+            ensureWindow(ch, fileLength, position, totalSize);
+            check = checkInWindow(position);
+        }
+        return check;
+    }
+
+    private RecordCheck checkInWindow(int position) {
+        ByteBuffer view = window.duplicate();
+        view.limit(windowLength).position((int) (position - windowStart));
+        return decoder.check(view, checkCrc);
+    }
+
+    /** Makes {@code [position, position + needed)} (clipped to the file) readable in the window. */
+    private void ensureWindow(FileChannel ch, long fileLength, int position, int needed) throws IOException {
+        long wantEnd = Math.min(fileLength, (long) position + needed);
+        if (window != null && position >= windowStart && wantEnd <= windowStart + windowLength) {
+            return;
+        }
+        int capacity = Math.max(WINDOW, needed);
+        if (window == null || window.capacity() < capacity) {
+            window = ByteBuffer.allocate(capacity);
+        }
+        window.clear();
+        window.limit((int) Math.min(window.capacity(), Math.max(0, fileLength - position)));
+        while (window.hasRemaining()) {
+            int n = ch.read(window, position + window.position());
+            if (n < 0) {
+                break;
+            }
+        }
+        windowStart = position;
+        windowLength = window.position();
+    }
+
+    /** Bytes from {@code position} to the last non-zero byte of the file (0 if all zero). */
+    private long nonZeroExtent(Segment segment, int position) throws IOException {
+        try (FileChannel ch = FileChannel.open(segment.path(), StandardOpenOption.READ)) {
+            return nonZeroExtent(ch, position, Math.min(ch.size(), segment.fileSize()));
+        }
+    }
+
+    private long nonZeroExtent(FileChannel ch, int position, long fileLength) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+        long lastNonZero = -1;
+        long at = position;
+        while (at < fileLength) {
+            buf.clear();
+            int n = ch.read(buf, at);
+            if (n <= 0) {
+                break;
+            }
+            for (int i = n - 1; i >= 0; i--) {
+                if (buf.get(i) != 0) {
+                    lastNonZero = at + i;
+                    break;
+                }
+            }
+            at += n;
+        }
+        return lastNonZero < 0 ? 0 : lastNonZero + 1 - position;
+    }
+}

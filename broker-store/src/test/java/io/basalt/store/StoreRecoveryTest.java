@@ -1,0 +1,214 @@
+package io.basalt.store;
+
+import static io.basalt.store.StoreTestSupport.message;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import io.basalt.store.commitlog.MessageRecordDecoder;
+import io.basalt.store.commitlog.PutMessageResult;
+import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.mappedfile.MappedFile;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** ConsumeQueue and index recovery against the CommitLog, through the MessageStore's load. */
+class StoreRecoveryTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path root;
+    private final StoreTestSupport.SettableClock clock =
+            new StoreTestSupport.SettableClock(StoreTestSupport.nextHourUtc(Instant.now(), 12));
+    private final AtomicReference<Double> diskUsage = new AtomicReference<>(0.10);
+    private MessageStore store;
+
+    @AfterEach
+    void shutdown() {
+        if (store != null) {
+            store.shutdown();
+        }
+        assertEquals(0, MappedFile.liveMappings(), "every mapping is released");
+    }
+
+    private MessageStore restart() throws IOException {
+        if (store != null) {
+            store.shutdown();
+        }
+        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH), StoreTestSupport.options(clock, diskUsage));
+        store.load();
+        store.start();
+        return store;
+    }
+
+    private List<PutMessageResult> putMany(int n, int queues) {
+        List<PutMessageResult> results = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            PutMessageResult r = store.asyncPutMessage(message("T", i % queues, null, "key-" + i, "m" + i)).join();
+            assertEquals(PutMessageStatus.PUT_OK, r.status());
+            results.add(r);
+        }
+        long end = store.getMaxPhyOffset();
+        await().atMost(WAIT).until(() -> store.getReputFromOffset() == end);
+        return results;
+    }
+
+    private List<String> pullAll(int queueId) {
+        List<String> bodies = new ArrayList<>();
+        long offset = store.getMinOffsetInQueue("T", queueId);
+        while (true) {
+            try (GetMessageResult r = store.getMessage("g", "T", queueId, offset, 32, null)) {
+                if (r.status() != GetMessageStatus.FOUND) {
+                    return bodies;
+                }
+                r.messages().forEach(b -> bodies.add(new String(MessageRecordDecoder.decode(b.buffer().duplicate()).body())));
+                offset = r.nextBeginOffset();
+            }
+        }
+    }
+
+    private Map<String, byte[]> consumeQueueFiles() throws IOException {
+        Map<String, byte[]> files = new TreeMap<>();
+        Path dir = root.resolve("consumequeue");
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.filter(Files::isRegularFile).toList()) {
+                files.put(dir.relativize(p).toString(), Files.readAllBytes(p));
+            }
+        }
+        return files;
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    private static void overwrite(Path file, long position, ByteBuffer bytes) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(bytes, position);
+        }
+    }
+
+    private Path consumeQueueFile(int queueId, long firstEntry) {
+        return root.resolve("consumequeue/T/" + queueId + "/" + MappedFile.fileName(firstEntry * 20));
+    }
+
+    @Test
+    void deletedConsumeQueuesAndIndexAreRebuiltIdentically() throws IOException {
+        restart();
+        putMany(600, 3); // several CommitLog files, several queue files per queue
+        List<Long> before = store.queryMessage("T", "key-123", 10, 0, Long.MAX_VALUE).messages().stream()
+                .map(b -> { long o = b.startOffset(); b.release(); return o; }).toList();
+        store.shutdown();
+        store = null;
+        Map<String, byte[]> queuesBefore = consumeQueueFiles();
+
+        deleteTree(root.resolve("consumequeue"));
+        deleteTree(root.resolve("index"));
+        restart();
+
+        Map<String, byte[]> queuesAfter = consumeQueueFiles();
+        assertEquals(queuesBefore.keySet(), queuesAfter.keySet());
+        for (String name : queuesBefore.keySet()) {
+            assertArrayEquals(queuesBefore.get(name), queuesAfter.get(name), name);
+        }
+        try (QueryMessageResult q = store.queryMessage("T", "key-123", 10, 0, Long.MAX_VALUE)) {
+            assertEquals(before, q.messages().stream().map(b -> b.startOffset()).toList());
+        }
+        assertEquals(200, pullAll(0).size());
+        PutMessageResult next = store.asyncPutMessage(message("T", 1, null, null, "next")).join();
+        assertEquals(200, next.appendResult().queueOffset(), "queue offsets continue after the rebuild");
+    }
+
+    @Test
+    void aCommitLogCutBehindTheQueuesTruncatesThem() throws IOException {
+        restart();
+        List<PutMessageResult> results = putMany(300, 1);
+        store.shutdown();
+        store = null;
+        // the log loses its tail from message 250 on (e.g. the disk lost unflushed pages)
+        long cut = results.get(250).appendResult().wroteOffset();
+        long fileStart = cut - cut % StoreTestSupport.COMMIT_LOG_FILE_SIZE;
+        Path lastFile = root.resolve("commitlog").resolve(MappedFile.fileName(fileStart));
+        overwrite(lastFile, cut - fileStart, ByteBuffer.allocate((int) (StoreTestSupport.COMMIT_LOG_FILE_SIZE - (cut - fileStart))));
+        Files.createFile(root.resolve("abort")); // and the broker had crashed
+
+        restart();
+        assertEquals(250, store.getMaxOffsetInQueue("T", 0));
+        assertEquals(cut, store.getMaxPhysicOffsetInQueue("T", 0));
+        try (GetMessageResult r = store.getMessage("g", "T", 0, 250, 32, null)) {
+            assertEquals(GetMessageStatus.OFFSET_OVERFLOW_ONE, r.status());
+        }
+        assertTrue(store.queryMessage("T", "key-260", 10, 0, Long.MAX_VALUE).messages().isEmpty());
+        PutMessageResult next = store.asyncPutMessage(message("T", 0, null, "key-new", "new")).join();
+        assertEquals(250, next.appendResult().queueOffset());
+        await().atMost(WAIT).until(() -> store.getMaxOffsetInQueue("T", 0) == 251);
+        List<String> bodies = pullAll(0);
+        assertEquals(251, bodies.size());
+        assertEquals("m249", bodies.get(249));
+        assertEquals("new", bodies.get(250));
+    }
+
+    @Test
+    void aGarbageConsumeQueueTailIsCutAndRefilledFromTheLog() throws IOException {
+        restart();
+        putMany(200, 2); // queue 0 gets even, queue 1 odd messages; 100 each
+        store.shutdown();
+        store = null;
+        // queue 0 (not the newest in the log) gets garbage over its entries 90..99
+        ByteBuffer garbage = ByteBuffer.allocate(10 * 20);
+        for (int i = 0; i < 10; i++) {
+            garbage.putLong(7).putInt(-3).putLong(0x55);
+        }
+        garbage.flip();
+        overwrite(consumeQueueFile(0, 0), 90 * 20, garbage);
+
+        restart();
+        assertNull(store.dispatchAlarm());
+        assertEquals(100, store.getMaxOffsetInQueue("T", 0));
+        List<String> bodies = pullAll(0);
+        assertEquals(100, bodies.size());
+        assertEquals("m198", bodies.get(99));
+        PutMessageResult next = store.asyncPutMessage(message("T", 0, null, null, "next")).join();
+        assertEquals(100, next.appendResult().queueOffset());
+    }
+
+    @Test
+    void aTruncatedConsumeQueueTailIsRefilledFromTheLog() throws IOException {
+        restart();
+        putMany(150, 1);
+        store.shutdown();
+        store = null;
+        // the queue's last 30 entries never reached the disk
+        overwrite(consumeQueueFile(0, 100), 20 * 20, ByteBuffer.allocate(30 * 20));
+
+        restart();
+        assertEquals(150, store.getMaxOffsetInQueue("T", 0));
+        assertEquals(150, pullAll(0).size());
+        PutMessageResult next = store.asyncPutMessage(message("T", 0, null, null, "next")).join();
+        assertEquals(150, next.appendResult().queueOffset());
+    }
+}

@@ -1,0 +1,65 @@
+package io.basalt.store.flush;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+class FlushRealTimeServiceTest {
+    private final FakeFlushTarget target = new FakeFlushTarget();
+    private final FailStop failStop = new FailStop();
+    private final AtomicLong clock = new AtomicLong(1_000_000);
+
+    private FlushRealTimeService service() {
+        return new FlushRealTimeService(target, failStop, 500, 4, 10_000, true, clock::get);
+    }
+
+    @Test
+    void forcesOnlyWhenEnoughPagesAreDirtyUntilTheThoroughInterval() {
+        FlushRealTimeService service = service();
+        target.append(3 * 4096);
+        service.doWork();
+        assertEquals(0, target.flushed, "3 dirty pages are below flushCommitLogLeastPages=4");
+        assertEquals(List.of(4), target.flushLeastPages);
+
+        target.append(4096);
+        service.doWork();
+        assertEquals(4 * 4096, target.flushed);
+
+        target.append(100);
+        clock.addAndGet(9_999);
+        service.doWork();
+        assertEquals(4 * 4096, target.flushed);
+        clock.addAndGet(1);
+        service.doWork();
+        assertEquals(4 * 4096 + 100, target.flushed, "the thorough flush forces any dirty byte");
+    }
+
+    @Test
+    void shutdownForcesEverything() {
+        FlushRealTimeService service = service();
+        service.start();
+        target.append(10);
+        service.shutdown();
+        assertEquals(10, target.flushed);
+    }
+
+    @Test
+    void ioExceptionTripsFailStopAndStopsForcing() {
+        FlushRealTimeService service = service();
+        target.forceFailure = new IOException("EIO");
+        target.append(8 * 4096);
+        service.doWork();
+        assertTrue(failStop.failed());
+        assertEquals(0, target.flushed);
+        target.forceFailure = null;
+        int forces = target.forces.get();
+        service.doWork();
+        assertEquals(forces, target.forces.get());
+        assertEquals(0, target.flushed);
+    }
+}

@@ -1,0 +1,229 @@
+package io.basalt.store.mappedfile;
+
+import static io.basalt.store.mappedfile.MappedFileTest.filled;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MappedFileQueueTest extends LeakCheck {
+    static final int FILE_SIZE = 1 << 20;
+
+    @TempDir
+    Path dir;
+
+    private MappedFileQueue queueWithFiles(int count) throws IOException {
+        MappedFileQueue queue = new MappedFileQueue(dir, FILE_SIZE, null);
+        for (int i = 0; i < count; i++) {
+            MappedFile file = queue.lastFileOrCreate(0);
+            assertTrue(file.appendRaw(ByteBuffer.wrap(filled(FILE_SIZE, i + 1))));
+        }
+        return queue;
+    }
+
+    private List<String> names() throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList());
+        }
+    }
+
+    @Test
+    void rollsToTheNextFileExactlyAtTheBoundary() throws IOException {
+        MappedFileQueue queue = new MappedFileQueue(dir, FILE_SIZE, null);
+        try {
+            assertNull(queue.lastFile());
+            assertEquals(-1, queue.minOffset());
+            MappedFile first = queue.lastFileOrCreate(5L * FILE_SIZE + 17);
+            assertEquals(5L * FILE_SIZE, first.fileFromOffset(), "rounded down to a file boundary");
+
+            first.appendRaw(ByteBuffer.wrap(filled(FILE_SIZE - 1, 1)));
+            assertSame(first, queue.lastFileOrCreate(0), "one byte left: no roll");
+            first.appendRaw(ByteBuffer.wrap(filled(1, 1)));
+            MappedFile second = queue.lastFileOrCreate(0);
+            assertEquals(6L * FILE_SIZE, second.fileFromOffset());
+            assertEquals(List.of(MappedFile.fileName(5L * FILE_SIZE), MappedFile.fileName(6L * FILE_SIZE)), names());
+
+            second.appendRaw(ByteBuffer.wrap(filled(100, 2)));
+            assertEquals(5L * FILE_SIZE, queue.minOffset());
+            assertEquals(6L * FILE_SIZE + 100, queue.maxOffset());
+            assertEquals(6L * FILE_SIZE + 100, queue.maxWrotePosition());
+            assertSame(first, queue.findFileByOffset(6L * FILE_SIZE - 1, false));
+            assertSame(second, queue.findFileByOffset(6L * FILE_SIZE, false));
+            assertNull(queue.findFileByOffset(7L * FILE_SIZE, false));
+            assertSame(first, queue.findFileByOffset(0, true));
+        } finally {
+            queue.shutdown();
+        }
+    }
+
+    @Test
+    void commitAndFlushAdvanceOneFileAtATime() throws IOException {
+        MappedFileQueue queue = queueWithFiles(2);
+        try {
+            queue.lastFileOrCreate(0).appendRaw(ByteBuffer.wrap(filled(10, 3)));
+            assertTrue(queue.commit(0));
+            assertEquals(FILE_SIZE, queue.committedWhere());
+            assertTrue(queue.flush(0));
+            assertEquals(FILE_SIZE, queue.flushedWhere());
+            assertTrue(queue.flush(0));
+            assertEquals(2L * FILE_SIZE, queue.flushedWhere());
+            assertTrue(queue.flush(0));
+            assertEquals(2L * FILE_SIZE + 10, queue.flushedWhere());
+            assertFalse(queue.flush(0), "nothing left to flush");
+        } finally {
+            queue.shutdown();
+        }
+    }
+
+    @Test
+    void aFailedForceLeavesFlushedWhereWhereItWas() throws IOException {
+        MappedFileQueue queue = new MappedFileQueue(dir, FILE_SIZE, null);
+        try {
+            MappedFile file = queue.lastFileOrCreate(0);
+            file.appendRaw(ByteBuffer.wrap(filled(100, 1)));
+            assertTrue(queue.flush(0));
+            file.appendRaw(ByteBuffer.wrap(filled(100, 2)));
+            file.beforeForce(() -> {
+                throw new IOException("injected: EIO");
+            });
+            assertThrows(IOException.class, () -> queue.flush(0));
+            assertEquals(100, queue.flushedWhere());
+            assertEquals(100, file.flushedPosition());
+            file.beforeForce(null);
+            assertTrue(queue.flush(0));
+            assertEquals(200, queue.flushedWhere());
+        } finally {
+            queue.shutdown();
+        }
+    }
+
+    @Test
+    void loadMapsContiguousFilesAsFullAndRemovesLeftovers() throws IOException {
+        queueWithFiles(3).shutdown();
+        Files.write(dir.resolve(MappedFile.fileName(0) + MappedFile.DELETE_SUFFIX), new byte[1]);
+        Files.write(dir.resolve(MappedFile.fileName(9L * FILE_SIZE) + MappedFile.ALLOCATING_SUFFIX), new byte[1]);
+
+        MappedFileQueue loaded = new MappedFileQueue(dir, FILE_SIZE, null);
+        try {
+            loaded.load();
+            assertEquals(3, loaded.files().size());
+            assertEquals(0, loaded.minOffset());
+            assertEquals(3L * FILE_SIZE, loaded.maxOffset());
+            assertEquals(3, names().size(), "leftovers removed");
+            try (SelectedBuffer selected = loaded.findFileByOffset(FILE_SIZE + 5, false).select(5, 3)) {
+                byte[] out = new byte[3];
+                selected.buffer().get(out);
+                assertArrayEquals(filled(3, 2), out);
+            }
+        } finally {
+            loaded.shutdown();
+        }
+    }
+
+    @Test
+    void loadRefusesAFileNameThatIsNotAnOffset() throws IOException {
+        queueWithFiles(1).shutdown();
+        Files.write(dir.resolve("0000000000000000000x"), new byte[FILE_SIZE]);
+        IOException e = assertThrows(IOException.class, () -> new MappedFileQueue(dir, FILE_SIZE, null).load());
+        assertTrue(e.getMessage().contains("file 0000000000000000000x: name is not a 20-digit offset"), e.getMessage());
+    }
+
+    @Test
+    void loadRefusesAFileOfTheWrongSize() throws IOException {
+        queueWithFiles(2).shutdown();
+        try (var ch = java.nio.channels.FileChannel.open(dir.resolve(MappedFile.fileName(FILE_SIZE)),
+            java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(4096);
+        }
+        IOException e = assertThrows(IOException.class, () -> new MappedFileQueue(dir, FILE_SIZE, null).load());
+        assertTrue(e.getMessage().contains("file " + MappedFile.fileName(FILE_SIZE) + ": size 4096 bytes, expected "
+            + FILE_SIZE), e.getMessage());
+    }
+
+    @Test
+    void loadRefusesAGapBetweenFiles() throws IOException {
+        queueWithFiles(3).shutdown();
+        Files.delete(dir.resolve(MappedFile.fileName(FILE_SIZE)));
+        IOException e = assertThrows(IOException.class, () -> new MappedFileQueue(dir, FILE_SIZE, null).load());
+        assertTrue(e.getMessage().contains("file " + MappedFile.fileName(2L * FILE_SIZE) + " starts at offset "
+            + 2L * FILE_SIZE + " but the previous file ends at " + FILE_SIZE + " (files are missing)"), e.getMessage());
+    }
+
+    @Test
+    void truncateDirtyFilesZeroesTheHoldingFileAndDeletesLaterOnes() throws IOException {
+        MappedFileQueue queue = queueWithFiles(3);
+        long cut = FILE_SIZE + 1000;
+        try {
+            queue.setCommittedWhere(3L * FILE_SIZE);
+            queue.setFlushedWhere(3L * FILE_SIZE);
+            queue.truncateDirtyFiles(cut);
+            assertEquals(2, queue.files().size());
+            assertEquals(cut, queue.maxOffset());
+            assertEquals(cut, queue.flushedWhere());
+            assertEquals(cut, queue.committedWhere());
+            assertEquals(List.of(MappedFile.fileName(0), MappedFile.fileName(FILE_SIZE)), names());
+        } finally {
+            queue.shutdown();
+        }
+        byte[] holding = Files.readAllBytes(dir.resolve(MappedFile.fileName(FILE_SIZE)));
+        assertArrayEquals(filled(1000, 2), Arrays.copyOfRange(holding, 0, 1000));
+        assertArrayEquals(new byte[FILE_SIZE - 1000], Arrays.copyOfRange(holding, 1000, FILE_SIZE));
+    }
+
+    @Test
+    void deleteExpiredFilesByTimeKeepsTheLastFileAndStopsAtAHeldOne() throws IOException {
+        MappedFileQueue queue = queueWithFiles(4);
+        try {
+            FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 3_600_000);
+            for (MappedFile file : queue.files()) {
+                Files.setLastModifiedTime(file.path(), old);
+            }
+            SelectedBuffer reader = queue.files().get(1).select(0, 10);
+            assertEquals(1, queue.deleteExpiredFilesByTime(60_000, 0, 0, false), "stops at the held second file");
+            assertEquals(FILE_SIZE, queue.minOffset());
+            reader.release();
+
+            assertEquals(2, queue.deleteExpiredFilesByTime(60_000, 1, 0, false), "never the last file");
+            assertEquals(List.of(MappedFile.fileName(3L * FILE_SIZE)), names());
+            assertEquals(0, queue.deleteExpiredFilesByTime(60_000, 0, 0, true));
+        } finally {
+            queue.shutdown();
+        }
+    }
+
+    @Test
+    void freshFilesAreNotExpiredUnlessCleanedImmediately() throws IOException {
+        MappedFileQueue queue = queueWithFiles(3);
+        try {
+            assertEquals(0, queue.deleteExpiredFilesByTime(3_600_000, 0, 0, false));
+            assertEquals(2, queue.deleteExpiredFilesByTime(3_600_000, 0, 0, true));
+            assertEquals(1, queue.files().size());
+        } finally {
+            queue.shutdown();
+        }
+    }
+
+    @Test
+    void destroyRemovesEveryFileAndTheDirectory() throws IOException {
+        MappedFileQueue queue = queueWithFiles(2);
+        queue.destroy();
+        assertFalse(Files.exists(dir));
+        Files.createDirectories(dir);
+    }
+}
