@@ -1,0 +1,271 @@
+package io.basalt.broker;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.config.BrokerConfig;
+import io.basalt.broker.config.BrokerConfiguration;
+import io.basalt.broker.config.StoreSettings;
+import io.basalt.broker.longpolling.PullRequestHoldService;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.processor.BrokerContext;
+import io.basalt.broker.processor.ClientManageProcessor;
+import io.basalt.broker.processor.ConsumerOffsetProcessor;
+import io.basalt.broker.processor.PullMessageProcessor;
+import io.basalt.broker.processor.RouteProcessor;
+import io.basalt.broker.processor.SendMessageProcessor;
+import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.remoting.netty.NettyRemotingServer;
+import io.basalt.remoting.netty.NettyServerConfig;
+import io.basalt.remoting.processor.RequestExecutor;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.store.MessageStore;
+import io.basalt.store.MessageStoreOptions;
+import io.basalt.store.StoreConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Assembles one broker from its configuration: store → topic, offset and client state → processors
+ * on their executors → remoting server. {@link #start()} goes bottom-up; {@link #shutdown()} top-down:
+ * release held pulls, stop accepting and answer what is in flight, persist offsets and topics, shut the
+ * store down (flush, checkpoint, unmap, abort marker removed last). Both are idempotent; start and
+ * shutdown are called from one thread (start-up, then the shutdown hook).
+ */
+public final class BrokerController {
+    private static final Logger log = LoggerFactory.getLogger(BrokerController.class);
+    /** RocketMQ's channelExpiredTimeout: a client silent this long is forgotten. */
+    private static final long CHANNEL_EXPIRED_TIMEOUT_MS = 120_000;
+    /** Longest a pull is held, below the clients' 30 s pull timeout. */
+    private static final long MAX_SUSPEND_MS = 20_000;
+
+    private final BrokerConfiguration configuration;
+    private final MessageStore store;
+    private final TopicConfigManager topics;
+    private final ConsumerOffsetManager offsets;
+    private final ClientManager clients;
+    private final PullRequestHoldService pullHold;
+    private final NettyRemotingServer remotingServer;
+    private final List<RequestExecutor> executors = new ArrayList<>();
+    private final ScheduledExecutorService scheduler;
+    private final BrokerContext context;
+    private boolean started;
+    private boolean shutdown;
+
+    private BrokerController(BrokerConfiguration configuration, MessageStore store, TopicConfigManager topics,
+        ConsumerOffsetManager offsets) {
+        this.configuration = configuration;
+        this.store = store;
+        this.topics = topics;
+        this.offsets = offsets;
+        BrokerConfig broker = configuration.broker();
+        this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis);
+        this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
+        store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) ->
+            pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode));
+        NettyServerConfig defaults = NettyServerConfig.defaults(broker.listenPort());
+        this.remotingServer = new NettyRemotingServer(new NettyServerConfig(broker.bindAddress(), broker.listenPort(),
+            defaults.selectorThreads(), defaults.maxFrameLength(), defaults.channelMaxIdleSeconds(),
+            defaults.shutdownDrainTimeoutMs(), defaults.useEpoll()));
+        InetSocketAddress storeHost = new InetSocketAddress(broker.brokerIP1(), broker.listenPort());
+        RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
+            broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
+        this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
+            broker.brokerRole().isMaster(), store, topics, offsets, clients,
+            new QueueLockManager(60_000, System::currentTimeMillis), pullHold);
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "BrokerControllerScheduledThread");
+            t.setDaemon(true);
+            return t;
+        });
+        registerProcessors(broker);
+    }
+
+    /**
+     * Opens the store (recovering it) and the broker's metadata files; nothing is served until {@link #start()}.
+     *
+     * @throws IOException when the store or a metadata file cannot be opened or is corrupt beyond its backup
+     */
+    public static BrokerController create(BrokerConfiguration configuration) throws IOException {
+        StoreSettings s = configuration.store();
+        Path configDir = s.storePathRootDir().resolve("config");
+        TopicConfigManager topics = TopicConfigManager.open(configDir, configuration.broker().autoCreateTopicEnable(),
+            configuration.broker().defaultTopicQueueNums());
+        ConsumerOffsetManager offsets = ConsumerOffsetManager.open(configDir);
+        MessageStore store = MessageStore.open(storeConfig(s), storeOptions(s));
+        try {
+            return new BrokerController(configuration, store, topics, offsets);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** The store's view of the broker.conf store keys. */
+    static StoreConfig storeConfig(StoreSettings s) {
+        return StoreConfig.builder()
+            .storePathRootDir(s.storePathRootDir().toString())
+            .storePathCommitLog(s.storePathCommitLog().toString())
+            .mappedFileSizeCommitLog(s.mappedFileSizeCommitLog())
+            .mappedFileSizeConsumeQueue(s.mappedFileSizeConsumeQueue())
+            .flushDiskType(s.flushDiskType())
+            .flushIntervalCommitLog(s.flushIntervalCommitLog())
+            .flushCommitLogLeastPages(s.flushCommitLogLeastPages())
+            .flushCommitLogThoroughInterval(s.flushCommitLogThoroughInterval())
+            .flushCommitLogTimed(s.flushCommitLogTimed())
+            .commitIntervalCommitLog(s.commitIntervalCommitLog())
+            .commitCommitLogLeastPages(s.commitCommitLogLeastPages())
+            .commitCommitLogThoroughInterval(s.commitCommitLogThoroughInterval())
+            .syncFlushTimeout(s.syncFlushTimeout())
+            .maxMessageSize(s.maxMessageSize())
+            .osPageCacheBusyTimeOutMills(s.osPageCacheBusyTimeOutMills())
+            .transientStorePoolEnable(s.transientStorePoolEnable())
+            .transientStorePoolSize(s.transientStorePoolSize())
+            .warmMapedFileEnable(s.warmMapedFileEnable())
+            .flushLeastPagesWhenWarmMapedFile(s.flushLeastPagesWhenWarmMapedFile())
+            .checkCRCOnRecover(s.checkCRCOnRecover())
+            .flushIntervalConsumeQueue(s.flushIntervalConsumeQueue())
+            .flushConsumeQueueLeastPages(s.flushConsumeQueueLeastPages())
+            .flushConsumeQueueThoroughInterval(s.flushConsumeQueueThoroughInterval())
+            .fileReservedTime(s.fileReservedTime())
+            .deleteWhen(s.deleteWhen().stream().map(h -> String.format("%02d", h)).collect(Collectors.joining(";")))
+            .diskMaxUsedSpaceRatio(s.diskMaxUsedSpaceRatio())
+            .build();
+    }
+
+    static MessageStoreOptions storeOptions(StoreSettings s) {
+        MessageStoreOptions d = MessageStoreOptions.defaults().withIndexSize(s.maxHashSlotNum(), s.maxIndexNum());
+        return new MessageStoreOptions(s.messageIndexEnable(), d.maxHashSlotNum(), d.maxIndexNum(), d.readLimits(),
+            d.diskSpaceCleanForciblyRatio(), d.diskSpaceWarningLevelRatio(), d.cleanFileForciblyEnable(),
+            d.diskCheckIntervalMs(), d.reputIdleWaitMs(), d.clock(), d.diskUsage());
+    }
+
+    private void registerProcessors(BrokerConfig broker) {
+        RequestExecutor send = executor("SendMessageThread_", broker.sendMessageThreadPoolNums(),
+            broker.sendThreadPoolQueueCapacity(), broker.waitTimeMillsInSendQueue());
+        RequestExecutor pull = executor("PullMessageThread_", broker.pullMessageThreadPoolNums(),
+            broker.pullThreadPoolQueueCapacity(), broker.waitTimeMillsInPullQueue());
+        RequestExecutor clientManage = executor("ClientManageThread_", 4, 10_000, 0);
+        RequestExecutor consumerManage = executor("ConsumerManageThread_", 4, 10_000, 0);
+        RequestExecutor route = executor("RouteThread_", 2, 10_000, 0);
+
+        SendMessageProcessor sendProcessor = new SendMessageProcessor(context);
+        register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
+        register(pull, new PullMessageProcessor(context, MAX_SUSPEND_MS), RequestCode.PULL_MESSAGE,
+            RequestCode.LITE_PULL_MESSAGE);
+        register(clientManage, new ClientManageProcessor(context), RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT,
+            RequestCode.CHECK_CLIENT_CONFIG, RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ,
+            RequestCode.UNLOCK_BATCH_MQ);
+        register(consumerManage, new ConsumerOffsetProcessor(context), RequestCode.QUERY_CONSUMER_OFFSET,
+            RequestCode.UPDATE_CONSUMER_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.GET_MAX_OFFSET,
+            RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
+        register(route, new RouteProcessor(context), RequestCode.GET_ROUTEINFO_BY_TOPIC,
+            RequestCode.GET_BROKER_CLUSTER_INFO);
+    }
+
+    private RequestExecutor executor(String prefix, int threads, int capacity, long maxQueueWaitMs) {
+        RequestExecutor e = RequestExecutor.create(prefix, threads, capacity, maxQueueWaitMs);
+        executors.add(e);
+        return e;
+    }
+
+    private void register(RequestExecutor executor, RequestProcessor processor, int... codes) {
+        for (int code : codes) {
+            remotingServer.registerProcessor(code, processor, executor);
+        }
+    }
+
+    /** Recovers and starts the store, then the services, then listens. */
+    public synchronized void start() throws IOException {
+        if (started) {
+            return;
+        }
+        started = true;
+        store.load();
+        store.start();
+        pullHold.start();
+        long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
+        scheduler.scheduleAtFixedRate(this::persistOffsets, offsetPeriod, offsetPeriod, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(clients::scanExpired, 10, 10, TimeUnit.SECONDS);
+        remotingServer.start();
+        log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
+            configuration.broker().brokerClusterName(), remotingServer.localPort(),
+            configuration.store().storePathRootDir());
+    }
+
+    /** The port the remoting server listens on. */
+    public int listenPort() {
+        return remotingServer.localPort();
+    }
+
+    private void persistOffsets() {
+        try {
+            offsets.persist();
+        } catch (IOException e) {
+            log.error("persisting consumer offsets failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Answers held pulls, stops accepting and answers in-flight requests, persists offsets and topics,
+     * shuts the store down. Keeps going when a step fails; idempotent.
+     */
+    public synchronized void shutdown() {
+        if (!started || shutdown) {
+            return;
+        }
+        shutdown = true;
+        log.info("broker shutting down");
+        pullHold.shutdown();
+        remotingServer.shutdown();
+        for (RequestExecutor e : executors) {
+            try {
+                if (!e.shutdown(10_000)) {
+                    log.warn("executor {} still busy after 10 s", e.name());
+                }
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        scheduler.shutdownNow();
+        persistOffsets();
+        try {
+            topics.persist();
+        } catch (IOException e) {
+            log.error("persisting topics failed: {}", e.toString());
+        }
+        store.shutdown();
+        log.info("broker shut down");
+    }
+
+    public BrokerConfiguration configuration() {
+        return configuration;
+    }
+
+    public MessageStore store() {
+        return store;
+    }
+
+    public TopicConfigManager topics() {
+        return topics;
+    }
+
+    public ConsumerOffsetManager offsets() {
+        return offsets;
+    }
+
+    public ClientManager clients() {
+        return clients;
+    }
+}
