@@ -18,7 +18,7 @@ public record TopicConfigSerializeWrapper(Map<String, TopicConfig> topicConfigTa
 
     public Map<String, Object> toJson() {
         Map<String, Object> topics = new LinkedHashMap<>();
-        topicConfigTable.forEach((name, config) -> topics.put(name, topicConfigJson(config)));
+        topicConfigTable.forEach((name, config) -> topics.put(name, toJson(config)));
         Map<String, Object> json = JsonObject.fields();
         json.put("dataVersion", dataVersion.toJson());
         json.put("topicConfigTable", topics);
@@ -29,8 +29,8 @@ public record TopicConfigSerializeWrapper(Map<String, TopicConfig> topicConfigTa
         return Json.encode(toJson());
     }
 
-    /** RocketMQ's {@code TopicConfig} properties. */
-    static Map<String, Object> topicConfigJson(TopicConfig config) {
+    /** RocketMQ's {@code TopicConfig} properties (also the GET_TOPIC_CONFIG body). */
+    public static Map<String, Object> toJson(TopicConfig config) {
         Map<String, Object> json = JsonObject.fields();
         json.put("attributes", new TreeMap<>(config.attributes()));
         json.put("order", config.order());
