@@ -45,6 +45,7 @@ public final class NettyRemotingClient implements AutoCloseable {
     private final HashedWheelTimer timer;
     private final ConcurrentMap<String, ChannelFuture> connections = new ConcurrentHashMap<>();
     private final ConcurrentMap<Integer, Pending> pending = new ConcurrentHashMap<>();
+    private final Object connectLock = new Object();
     private volatile boolean closed;
 
     /** One request waiting for its response. */
@@ -210,9 +211,7 @@ public final class NettyRemotingClient implements AutoCloseable {
         }
         ChannelFuture connecting;
         try {
-            connecting = connections.compute(address, (addr, existing) ->
-                existing != null && (!existing.isDone() || existing.channel().isActive())
-                    ? existing : openConnection(addr, timeoutMs));
+            connecting = usableConnection(address, timeoutMs);
         } catch (IllegalArgumentException e) {
             result.completeExceptionally(new RemotingConnectException("bad address " + address, e));
             return result;
@@ -226,6 +225,32 @@ public final class NettyRemotingClient implements AutoCloseable {
             }
         });
         return result;
+    }
+
+    /**
+     * The connection to reuse, or a new one. Opening happens under a lock rather than inside the map's
+     * compute, since a failed connect may run the close listener (which edits the map) at once.
+     */
+    private ChannelFuture usableConnection(String address, long timeoutMs) {
+        ChannelFuture existing = connections.get(address);
+        if (isUsable(existing)) {
+            return existing;
+        }
+        synchronized (connectLock) {
+            existing = connections.get(address);
+            if (isUsable(existing)) {
+                return existing;
+            }
+            ChannelFuture opened = openConnection(address, timeoutMs);
+            if (!opened.isDone() || opened.isSuccess()) {
+                connections.put(address, opened);
+            }
+            return opened;
+        }
+    }
+
+    private static boolean isUsable(ChannelFuture f) {
+        return f != null && (!f.isDone() || f.channel().isActive());
     }
 
     private ChannelFuture openConnection(String address, long timeoutMs) {

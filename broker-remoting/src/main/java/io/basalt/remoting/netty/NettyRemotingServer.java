@@ -152,7 +152,7 @@ public final class NettyRemotingServer {
         }
         channels.close().awaitUninterruptibly();
         stopThreads();
-        log.info("remoting server on port {} shut down", config.listenPort());
+        log.info("remoting server on {} shut down", serverChannel.localAddress());
     }
 
     private void stopThreads() {

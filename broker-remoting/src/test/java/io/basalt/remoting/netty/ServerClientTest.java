@@ -288,6 +288,8 @@ class ServerClientTest {
         await().atMost(ofSeconds(10)).until(() -> stopper.getState() == Thread.State.WAITING
             || stopper.getState() == Thread.State.TIMED_WAITING);
         assertFalse(call.isDone());
+        RemotingCommand late = client.invokeSync(address, RemotingCommand.request(ECHO), 5_000);
+        assertEquals(ResponseCode.GO_AWAY, late.code(), "requests arriving during the drain are turned away");
         asyncAnswers.poll().complete(RemotingCommand.response(ResponseCode.SUCCESS, "drained"));
         RemotingCommand response = call.get(10, TimeUnit.SECONDS);
         assertEquals("drained", response.remark());

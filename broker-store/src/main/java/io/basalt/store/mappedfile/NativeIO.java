@@ -1,6 +1,7 @@
 package io.basalt.store.mappedfile;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
@@ -21,6 +22,9 @@ final class NativeIO {
     static final int MADV_NORMAL = 0;
     static final int MADV_RANDOM = 1;
     static final int MADV_WILLNEED = 3;
+    static final int MADV_DONTNEED = 4;
+    private static final int POSIX_FADV_DONTNEED = 4;
+    private static final int O_RDONLY = 0;
 
     private static final boolean LINKED = link();
     private static volatile boolean failureLogged;
@@ -56,8 +60,34 @@ final class NativeIO {
     }
 
     static boolean madvise(ByteBuffer buffer, long length, int advice) {
+        return madvise(buffer, 0, length, advice);
+    }
+
+    /** madvise of {@code [offset, offset + length)} of a mapping; {@code offset} must be page-aligned. */
+    static boolean madvise(ByteBuffer buffer, long offset, long length, int advice) {
         return LINKED && check("madvise(" + advice + ")",
-            Libc.madvise(Native.getDirectBufferPointer(buffer), new NativeLong(length), advice));
+            Libc.madvise(Native.getDirectBufferPointer(buffer).share(offset), new NativeLong(length), advice));
+    }
+
+    /**
+     * Drops the clean, unmapped page-cache pages of {@code [offset, offset + length)} of a file
+     * (posix_fadvise DONTNEED), so they are read back later in whatever folio size the next access
+     * asks for.
+     */
+    static boolean dropPageCache(Path file, long offset, long length) {
+        if (!LINKED) {
+            return false;
+        }
+        int fd = Libc.open(file.toString(), O_RDONLY);
+        if (!check("open", fd >= 0 ? 0 : -1)) {
+            return false;
+        }
+        try {
+            // posix_fadvise returns the error number itself instead of setting errno.
+            return check("posix_fadvise", Libc.posix_fadvise(fd, offset, length, POSIX_FADV_DONTNEED));
+        } finally {
+            Libc.close(fd);
+        }
     }
 
     private static boolean check(String call, int rc) {
@@ -81,5 +111,11 @@ final class NativeIO {
         static native int munlock(Pointer address, NativeLong length);
 
         static native int madvise(Pointer address, NativeLong length, int advice);
+
+        static native int open(String path, int flags);
+
+        static native int close(int fd);
+
+        static native int posix_fadvise(int fd, long offset, long length, int advice);
     }
 }

@@ -13,12 +13,14 @@ public final class SelectedBuffer implements AutoCloseable {
     private final MappedFile file;
     private final long startOffset;
     private final ByteBuffer buffer;
+    private final int size;
     private final AtomicBoolean released = new AtomicBoolean();
 
     SelectedBuffer(MappedFile file, long startOffset, ByteBuffer buffer) {
         this.file = file;
         this.startOffset = startOffset;
         this.buffer = buffer;
+        this.size = buffer.remaining();
     }
 
     /** Global offset of the buffer's position 0. */
@@ -27,10 +29,10 @@ public final class SelectedBuffer implements AutoCloseable {
     }
 
     public int size() {
-        return buffer.limit();
+        return size;
     }
 
-    /** The read-only bytes, position 0 to limit {@link #size()}. */
+    /** The read-only bytes, position 0 to limit {@link #size()} as selected; the caller may move them. */
     public ByteBuffer buffer() {
         return buffer;
     }

@@ -21,6 +21,7 @@ public final class TransientStorePool {
     private final int poolSize;
     private final int fileSize;
     private final ConcurrentLinkedDeque<ByteBuffer> available = new ConcurrentLinkedDeque<>();
+    /** Whether mlock worked; then every buffer is munlocked when freed (harmless for one it failed on). */
     private final boolean locked;
     private volatile boolean destroyed;
     private volatile boolean lowWarned;
@@ -33,14 +34,14 @@ public final class TransientStorePool {
         }
         this.poolSize = poolSize;
         this.fileSize = fileSize;
-        boolean allLocked = true;
+        boolean anyLocked = false;
         for (int i = 0; i < poolSize; i++) {
             ByteBuffer buffer = ByteBuffer.allocateDirect(fileSize);
-            allLocked &= NativeIO.mlock(buffer, fileSize);
+            anyLocked |= NativeIO.mlock(buffer, fileSize);
             available.addLast(buffer);
         }
-        this.locked = allLocked;
-        LOG.info("TransientStorePool: {} buffers of {} bytes", poolSize, fileSize);
+        this.locked = anyLocked;
+        LOG.info("TransientStorePool: {} buffers of {} bytes{}", poolSize, fileSize, anyLocked ? ", mlocked" : "");
     }
 
     public int poolSize() {

@@ -44,7 +44,7 @@ class ConcurrentReadDeleteTest extends LeakCheck {
                     queue.deleteExpiredFilesByTime(0, 0, 0, true);
                 }
             }));
-            CompletableFuture.allOf(workers.toArray(new CompletableFuture[0])).get(120, TimeUnit.SECONDS);
+            CompletableFuture.allOf(workers.toArray(CompletableFuture<?>[]::new)).get(120, TimeUnit.SECONDS);
         } finally {
             writing.set(false);
             queue.shutdown();

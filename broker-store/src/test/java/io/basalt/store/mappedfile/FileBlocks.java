@@ -12,8 +12,12 @@ final class FileBlocks {
 
     static long allocatedBytes(Path file) throws IOException, InterruptedException {
         Process stat = new ProcessBuilder("stat", "-c", "%b %B", file.toString()).redirectErrorStream(true).start();
-        String out = new String(stat.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
+        String out;
+        try (var stdin = stat.getOutputStream(); var stdout = stat.getInputStream()) {
+            out = new String(stdout.readAllBytes(), StandardCharsets.US_ASCII).trim();
+        }
         if (!stat.waitFor(10, TimeUnit.SECONDS) || stat.exitValue() != 0) {
+            stat.destroy();
             throw new IOException("stat failed: " + out);
         }
         String[] parts = out.split(" ");

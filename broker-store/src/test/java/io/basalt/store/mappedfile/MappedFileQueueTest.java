@@ -92,6 +92,24 @@ class MappedFileQueueTest extends LeakCheck {
     }
 
     @Test
+    void aFullFileIsFlushedToItsEndWhateverTheLeastPages() throws IOException {
+        MappedFileQueue queue = new MappedFileQueue(dir, FILE_SIZE, null);
+        try {
+            MappedFile first = queue.lastFileOrCreate(0);
+            first.appendRaw(ByteBuffer.wrap(filled(FILE_SIZE - 100, 1)));
+            assertTrue(queue.flush(4));
+            assertEquals(FILE_SIZE - 100, queue.flushedWhere());
+            first.appendRaw(ByteBuffer.wrap(filled(100, 2)));
+            queue.lastFileOrCreate(0).appendRaw(ByteBuffer.wrap(filled(10, 3)));
+            assertTrue(queue.flush(4), "the last 100 bytes of a full file need no 4 pages");
+            assertEquals(FILE_SIZE, queue.flushedWhere());
+            assertFalse(queue.flush(4), "10 bytes in the next file are fewer than 4 pages");
+        } finally {
+            queue.shutdown();
+        }
+    }
+
+    @Test
     void aFailedForceLeavesFlushedWhereWhereItWas() throws IOException {
         MappedFileQueue queue = new MappedFileQueue(dir, FILE_SIZE, null);
         try {

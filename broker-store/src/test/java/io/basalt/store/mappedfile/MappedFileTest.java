@@ -240,6 +240,26 @@ class MappedFileTest extends LeakCheck {
     }
 
     @Test
+    void recoveredPositionsResetTheCachedTailSoAppendsGetSmallPages() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeIO.isAvailable(), "needs madvise");
+        int size = 4 << 20;
+        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), size, null);
+        try {
+            file.setPositions(size, size, size);
+            try (SelectedBuffer all = file.select(0)) {
+                for (int pos = 0; pos < size; pos += MappedFile.OS_PAGE_SIZE) {
+                    all.buffer().get(pos);
+                }
+            }
+            assertEquals(size / 1024, Smaps.residentKiB(file.path()));
+            file.setPositions(3 << 20, 3 << 20, 3 << 20);
+            assertEquals(2048, Smaps.residentKiB(file.path()), "dropped from the 2 MiB boundary below wrote");
+        } finally {
+            file.close();
+        }
+    }
+
+    @Test
     void setPositionsRejectsAnInconsistentTriple() throws IOException {
         MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, null);
         try {
