@@ -28,6 +28,7 @@ import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
+import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
 import io.basalt.broker.processor.PullMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
@@ -177,6 +178,7 @@ public final class BrokerController {
         register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
         register(pull, new PullMessageProcessor(context, MAX_SUSPEND_MS), RequestCode.PULL_MESSAGE,
             RequestCode.LITE_PULL_MESSAGE);
+        register(send, new ConsumerSendMsgBackProcessor(context), RequestCode.CONSUMER_SEND_MSG_BACK);
         register(clientManage, new ClientManageProcessor(context), RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT,
             RequestCode.CHECK_CLIENT_CONFIG, RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ,
             RequestCode.UNLOCK_BATCH_MQ);
