@@ -1,5 +1,6 @@
 package io.basalt.store;
 
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,9 @@ import io.basalt.store.queue.ConsumeQueue;
 import io.basalt.store.queue.ConsumeQueueEntry;
 import io.basalt.store.queue.ConsumeQueueStore;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The read path: a pull walks a ConsumeQueue from a logical offset, filters entries by tag hash, and
  * returns the matching CommitLog records as held slices. RocketMQ's statuses, next-begin offsets,
@@ -17,6 +21,7 @@ import io.basalt.store.queue.ConsumeQueueStore;
  * apart from a thread-local entry buffer; any thread.
  */
 final class MessageReader {
+    private static final Logger LOG = LoggerFactory.getLogger(MessageReader.class);
     private static final int MIN_FILTER_SCAN_BYTES = 16_000;
 
     private final ConsumeQueueStore queues;
@@ -52,8 +57,13 @@ final class MessageReader {
         if (offset > maxOffset) {
             return empty(GetMessageStatus.OFFSET_OVERFLOW_BADLY, maxOffset, minOffset, maxOffset);
         }
-        return read(queue, offset, Math.max(1, maxMsgNums), filter == null ? MessageFilter.all() : filter,
-                minOffset, maxOffset);
+        try {
+            return read(queue, offset, Math.max(1, maxMsgNums), filter == null ? MessageFilter.all() : filter,
+                    minOffset, maxOffset);
+        } catch (UncheckedIOException e) {
+            LOG.error("Reading ConsumeQueue {}-{} at offset {} failed: {}", topic, queueId, offset, e.getCause().toString());
+            return empty(GetMessageStatus.OFFSET_FOUND_NULL, offset, minOffset, maxOffset);
+        }
     }
 
     private GetMessageResult read(ConsumeQueue queue, long offset, int maxMsgNums, MessageFilter filter,

@@ -330,39 +330,39 @@ public final class MessageStore implements AutoCloseable {
      */
     public GetMessageResult getMessage(String group, String topic, int queueId, long offset, int maxMsgNums,
                                        MessageFilter filter) {
-        if (state == State.STOPPED) {
+        if (state == State.STOPPED || topic == null) {
             return new GetMessageResult(GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, offset, 0, 0, List.of(), 0, false);
         }
         return reader.getMessage(topic, queueId, offset, maxMsgNums, filter);
     }
 
     public long getMinOffsetInQueue(String topic, int queueId) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.minOffset();
     }
 
     /** Next logical offset to be written in (topic, queueId): what consumers see as the max offset. */
     public long getMaxOffsetInQueue(String topic, int queueId) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.maxOffset();
     }
 
     /** End (offset + size) in the CommitLog of the last entry of (topic, queueId); 0 if none. */
     public long getMaxPhysicOffsetInQueue(String topic, int queueId) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.maxPhysicOffset();
     }
 
     /** CommitLog offset of the message at logical {@code consumeQueueOffset}, or -1. */
     public long getCommitLogOffsetInQueue(String topic, int queueId, long consumeQueueOffset) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         ConsumeQueueEntry e = q == null ? null : q.entry(consumeQueueOffset);
         return e == null || e.isPlaceholder() ? -1 : e.commitLogOffset();
     }
 
     /** Store time of the message at logical {@code consumeQueueOffset}, or -1. */
     public long getMessageStoreTimeStamp(String topic, int queueId, long consumeQueueOffset) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         ConsumeQueueEntry e = q == null ? null : q.entry(consumeQueueOffset);
         return e == null || e.isPlaceholder() ? -1 : storeTimestamp(e.commitLogOffset(), e.size());
     }
@@ -373,8 +373,12 @@ public final class MessageStore implements AutoCloseable {
     }
 
     public long getOffsetInQueueByTime(String topic, int queueId, long timestamp, BoundaryType boundary) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.offsetForTimestamp(timestamp, boundary, this::storeTimestamp);
+    }
+
+    private ConsumeQueue find(String topic, int queueId) {
+        return topic == null ? null : queues.find(topic, queueId);
     }
 
     private long storeTimestamp(long commitLogOffset, int size) {
@@ -416,14 +420,14 @@ public final class MessageStore implements AutoCloseable {
 
     /**
      * Messages of {@code topic} whose KEYS contain {@code key} or whose UNIQ_KEY is {@code key}, stored
-     * within [begin, end], newest first, at most {@code maxNum}. Index hash collisions are filtered
+     * within [begin, end], newest first, at most {@code maxNum} (and maxMsgsNumBatch). Index hash collisions are filtered
      * out here by comparing the keys of the records. Close the result when done.
      */
     public QueryMessageResult queryMessage(String topic, String key, int maxNum, long begin, long end) {
-        if (index == null) {
+        if (index == null || topic == null || key == null || maxNum <= 0) {
             return new QueryMessageResult(List.of(), 0, 0);
         }
-        QueryOffsetResult offsets = index.queryOffset(topic, key, maxNum, begin, end);
+        QueryOffsetResult offsets = index.queryOffset(topic, key, Math.min(maxNum, options.maxMsgsNumBatch()), begin, end);
         List<SelectedBuffer> found = new ArrayList<>();
         for (long offset : offsets.phyOffsets()) {
             SelectedBuffer b = reader.selectRecord(offset);

@@ -47,6 +47,10 @@ public final class IndexService {
         if (hashSlotNum <= 0 || indexNum <= 1) {
             throw new IllegalArgumentException("maxHashSlotNum must be > 0 and maxIndexNum > 1: " + hashSlotNum + ", " + indexNum);
         }
+        if (IndexFile.fileSize(hashSlotNum, indexNum) > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("maxHashSlotNum " + hashSlotNum + " and maxIndexNum " + indexNum
+                    + " make an index file larger than 2 GiB");
+        }
         this.dir = dir;
         this.hashSlotNum = hashSlotNum;
         this.indexNum = indexNum;
