@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 final class MessageReader {
     private static final Logger LOG = LoggerFactory.getLogger(MessageReader.class);
     private static final int MIN_FILTER_SCAN_BYTES = 16_000;
+    private static final int MIN_ENTRIES_PER_READ = 32;
 
     private final ConsumeQueueStore queues;
     private final CommitLogReader log;
@@ -83,7 +84,9 @@ final class MessageReader {
         // until the batch is full, the queue ends, or the filter scan limit is reached.
         while (!full && next < maxOffset && next - offset < scanLimit) {
             entries.clear();
-            int count = queue.read(next, (int) (scanLimit - (next - offset)), entries);
+            // read what the batch can use first; more only when entries are filtered out or skipped
+            int want = (int) Math.min(scanLimit - (next - offset), Math.max(maxMsgNums, MIN_ENTRIES_PER_READ));
+            int count = queue.read(next, want, entries);
             if (count == 0) {
                 if (next == offset) {
                     // the queue file went away between the bounds check and the read (retention)

@@ -29,6 +29,7 @@ import io.basalt.store.queue.DispatchSource;
 import io.basalt.store.queue.FlushConsumeQueueService;
 import io.basalt.store.queue.MessageArrivingListener;
 import io.basalt.store.queue.ReputMessageService;
+import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.ConsumeQueueRecovery;
 import io.basalt.store.retention.DiskSpaceMonitor;
 import io.basalt.store.retention.RetentionPolicy;
@@ -105,7 +106,11 @@ public final class MessageStore implements AutoCloseable {
         this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), options.diskUsage(),
                 policy, options.diskCheckIntervalMs());
         this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, options.clock(), config);
-        this.flushConsumeQueueService = new FlushConsumeQueueService(queues, index, config.flushIntervalConsumeQueue());
+        this.flushConsumeQueueService = new FlushConsumeQueueService(queues, index, config.flushIntervalConsumeQueue(),
+                commitLog.checkpoint(), () -> {
+                    ReputMessageService r = reput;
+                    return r == null ? 0 : r.lastStoreTimestamp();
+                });
     }
 
     /**
@@ -145,12 +150,15 @@ public final class MessageStore implements AutoCloseable {
 
     /**
      * Recovers the CommitLog, then the queues and index against it, and dispatches synchronously
-     * whatever they miss; then sets the CommitLog's queue-offset counters from the queues.
+     * whatever they miss; then sets the CommitLog's queue-offset counters from the queues. After a
+     * crash (the {@code abort} marker was there), index files ending at or after the checkpoint's
+     * indexMsgTimestamp are deleted first and rebuilt, as RocketMQ does.
      */
     public synchronized void load() throws IOException {
         if (state != State.NEW) {
             throw new IllegalStateException("MessageStore already loaded");
         }
+        boolean crashed = AbortMarker.in(config.rootDir()).exists();
         long[] firstRecovered = {-1};
         commitLog.load(check -> {
             if (firstRecovered[0] < 0) {
@@ -159,6 +167,9 @@ public final class MessageStore implements AutoCloseable {
         });
         long min = commitLog.minOffset();
         long end = commitLog.maxOffset();
+        if (crashed && index != null) {
+            index.deleteFilesEndingAtOrAfter(commitLog.checkpoint().indexMsgTimestamp());
+        }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
         if (firstRecovered[0] >= 0 && firstRecovered[0] < resume) {
             // after a crash, queue and index tails that were never flushed are rebuilt from the
@@ -480,16 +491,12 @@ public final class MessageStore implements AutoCloseable {
         return commitLog;
     }
 
-    ConsumeQueueStore consumeQueues() {
-        return queues;
-    }
-
-    IndexService indexService() {
-        return index;
-    }
-
     StoreCleanService cleanService() {
         return cleanService;
+    }
+
+    FlushConsumeQueueService flushConsumeQueueService() {
+        return flushConsumeQueueService;
     }
 
     DiskSpaceMonitor diskMonitor() {

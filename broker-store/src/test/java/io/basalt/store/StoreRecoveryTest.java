@@ -145,6 +145,33 @@ class StoreRecoveryTest extends LeakCheck {
     }
 
     @Test
+    void afterACrashTheIndexFilesNotCoveredByTheCheckpointAreRebuilt() throws IOException {
+        restart();
+        putMany(600, 2); // two keys per message: several full index files of 399 items
+        store.flushConsumeQueueService().doWork();
+        long indexMsgTimestamp = store.commitLog().checkpoint().indexMsgTimestamp();
+        assertTrue(indexMsgTimestamp > 0, "the newest full, flushed index file is recorded");
+        assertTrue(store.commitLog().checkpoint().logicsMsgTimestamp() > 0);
+        store.shutdown();
+        store = null;
+        // the newest index file lost its slot pages (torn by a power loss) and the broker had crashed
+        Path newest;
+        try (Stream<Path> s = Files.list(root.resolve("index"))) {
+            newest = s.max(Comparator.naturalOrder()).orElseThrow();
+        }
+        overwrite(newest, 40, ByteBuffer.allocate(64 * 4));
+        Files.createFile(root.resolve("abort"));
+
+        restart();
+        for (int i : new int[] {0, 299, 598, 599}) {
+            try (QueryMessageResult q = store.queryMessage("T", "key-" + i, 10, 0, Long.MAX_VALUE)) {
+                assertEquals(1, q.messages().size(), "key-" + i);
+                assertEquals("m" + i, new String(MessageRecordDecoder.decode(q.messages().get(0).buffer().duplicate()).body()));
+            }
+        }
+    }
+
+    @Test
     void aCommitLogCutBehindTheQueuesTruncatesThem() throws IOException {
         restart();
         List<PutMessageResult> results = putMany(300, 1);

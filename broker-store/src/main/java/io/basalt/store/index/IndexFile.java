@@ -162,10 +162,6 @@ final class IndexFile {
         return endTimestamp;
     }
 
-    long beginPhyOffset() {
-        return beginPhyOffset;
-    }
-
     long endPhyOffset() {
         return endPhyOffset;
     }

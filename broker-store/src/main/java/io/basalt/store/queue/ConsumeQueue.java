@@ -145,10 +145,6 @@ public final class ConsumeQueue {
         return queueId;
     }
 
-    Path dir() {
-        return dir;
-    }
-
     /** Logical offset of the first readable entry. */
     public long minOffset() {
         return minLogicByteOffset / ConsumeQueueEntry.SIZE;
@@ -162,14 +158,6 @@ public final class ConsumeQueue {
     /** End (offset + size) in the CommitLog of the last entry; 0 for an empty queue. */
     public long maxPhysicOffset() {
         return maxPhysicOffset;
-    }
-
-    int fileCount() {
-        return files.size();
-    }
-
-    List<ConsumeQueueFile> files() {
-        return List.copyOf(files);
     }
 
     /** Logical offset the writer's next entry gets (uncommitted entries included). Writer thread. */

@@ -5,7 +5,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -182,15 +181,6 @@ public final class ConsumeQueueStore {
             deleted += q.deleteFilesBelow(commitLogMinOffset);
         }
         return deleted;
-    }
-
-    /** {@code "topic-queueId"} → next logical offset: what the CommitLog's queue-offset counters restart from. */
-    public Map<String, Long> queueOffsetTable() {
-        Map<String, Long> table = new HashMap<>();
-        for (ConsumeQueue q : allQueues()) {
-            table.put(q.topic() + "-" + q.queueId(), q.maxOffset());
-        }
-        return table;
     }
 
     public void flush() throws IOException {

@@ -35,8 +35,10 @@ import org.slf4j.LoggerFactory;
  * and re-dispatches from there (other queues skip what they already hold). Only if those records are
  * no longer in the CommitLog are the missing entries filled with placeholders.
  *
- * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread); it is
- * woken by {@link #wakeup()} after every append and flush, and polls every {@code idleWaitMs} otherwise.
+ * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread). The
+ * MessageStore wakes it ({@link #wakeup()}) after every append (after every commit with a transient
+ * store pool); otherwise it polls every {@code idleWaitMs} (1 ms by default, as RocketMQ's reput
+ * loop), which bounds the delay under SYNC_FLUSH, where the flushed offset moves without a wakeup.
  */
 public final class ReputMessageService extends ServiceThread {
     private static final Logger LOG = LoggerFactory.getLogger(ReputMessageService.class);
@@ -55,6 +57,7 @@ public final class ReputMessageService extends ServiceThread {
     private long cursor;
     private final List<DispatchRequest> arrived = new ArrayList<>();
     private volatile long lastStoreTimestamp;
+    private long cursorStoreTimestamp;
     private volatile String alarm;
     private String lastRewind;
     private long rewindTo = -1;
@@ -80,7 +83,10 @@ public final class ReputMessageService extends ServiceThread {
         return reputFromOffset;
     }
 
-    /** Store time of the last dispatched record (RocketMQ's checkpoint logicsMsgTimestamp). */
+    /**
+     * Store time of the last record whose entry is committed to its ConsumeQueue (what RocketMQ's
+     * checkpoint logicsMsgTimestamp records once the queues are flushed); 0 before the first.
+     */
     public long lastStoreTimestamp() {
         return lastStoreTimestamp;
     }
@@ -131,6 +137,9 @@ public final class ReputMessageService extends ServiceThread {
             return dispatched;
         }
         reputFromOffset = cursor;
+        if (cursorStoreTimestamp > 0) {
+            lastStoreTimestamp = cursorStoreTimestamp;
+        }
         if (listener != null) {
             for (DispatchRequest r : arrived) {
                 listener.arriving(r.topic(), r.queueId(), r.consumeQueueOffset(), r.tagsCode(), r.storeTimestamp());
@@ -228,7 +237,7 @@ public final class ReputMessageService extends ServiceThread {
             stop(offset, "writing its ConsumeQueue entry or index keys failed: " + e);
             return false;
         }
-        lastStoreTimestamp = r.storeTimestamp();
+        cursorStoreTimestamp = r.storeTimestamp();
         return true;
     }
 

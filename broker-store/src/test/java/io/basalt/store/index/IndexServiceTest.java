@@ -186,6 +186,23 @@ class IndexServiceTest extends LeakCheck {
     }
 
     @Test
+    void afterACrashFilesEndingAtOrAfterTheCheckpointGo() throws IOException {
+        open(4, 3); // 2 keys per file
+        for (int i = 0; i < 5; i++) {
+            index.buildIndex(msg("T", i * 100L, T0 + i * 1000L, "k", null));
+        }
+        assertEquals(3, index.fileCount());
+        assertEquals(T0 + 3000, index.lastFullFileEndTimestamp());
+        assertEquals(0, index.deleteFilesEndingAtOrAfter(T0 + 5000));
+        // the file ending exactly at the checkpoint's time goes too: a millisecond tie is ambiguous
+        assertEquals(2, index.deleteFilesEndingAtOrAfter(T0 + 3000));
+        assertEquals(100, index.resumeOffset());
+        assertEquals(1, index.deleteFilesEndingAtOrAfter(0));
+        assertEquals(-1, index.resumeOffset());
+        assertEquals(0, index.lastFullFileEndTimestamp());
+    }
+
+    @Test
     void loadRefusesAFileOfTheWrongSize() throws IOException {
         Files.createDirectories(dir.resolve("index"));
         Files.write(dir.resolve("index").resolve("20240101000000000"), new byte[100]);
