@@ -1,6 +1,7 @@
 package io.basalt.it;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -14,7 +15,7 @@ public final class BrokerHandle implements AutoCloseable {
 
     /** Starts a broker in its own JVM with a store in {@code dir}; {@code extra} adds or overrides broker.conf keys. */
     public static BrokerHandle start(Path dir, Map<String, String> extra) throws IOException {
-        BrokerProcess process = BrokerProcess.create(dir, extra);
+        BrokerProcess process = BrokerProcess.create(Files.createDirectories(dir), extra);
         BrokerHandle handle = new BrokerHandle(process);
         try {
             process.start();
@@ -48,8 +49,13 @@ public final class BrokerHandle implements AutoCloseable {
         return process.stopGracefully();
     }
 
+    /** Kills the broker if it still runs. */
     @Override
-    public void close() throws InterruptedException {
-        process.close();
+    public void close() {
+        try {
+            process.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

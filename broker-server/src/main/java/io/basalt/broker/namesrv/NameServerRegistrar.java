@@ -8,6 +8,7 @@ import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -88,17 +89,31 @@ public final class NameServerRegistrar {
      * @return how many NameServers accepted it
      */
     public int registerAll() {
-        byte[] body = new RegisterBrokerBody(topics.get(), List.of()).encode(false);
-        int crc32 = crc32(body);
+        TopicConfigSerializeWrapper table = topics.get();
+        byte[] body = new RegisterBrokerBody(table, List.of()).encode(false);
+        // A NameServer takes a one-topic body from a broker it does not know yet for a single-topic update
+        // and drops it ("has not registered"). A RocketMQ broker always has several system topics; a Basalt
+        // broker may have only TBW102. So a one-topic table follows a registration without topics, which
+        // records the broker's address first.
+        byte[] addressOnly = table.topicConfigTable().size() == 1
+            ? new RegisterBrokerBody(new TopicConfigSerializeWrapper(Map.of(), table.dataVersion()), List.of()).encode(false)
+            : null;
         int accepted = 0;
         for (String nameServer : nameServers) {
-            RemotingCommand request = RemotingCommand.request(RequestCode.REGISTER_BROKER, broker.registerHeader(crc32));
-            request.setBody(body);
-            if (send(nameServer, request, "REGISTER_BROKER")) {
+            if (addressOnly != null && !send(nameServer, registerRequest(addressOnly), "REGISTER_BROKER")) {
+                continue;
+            }
+            if (send(nameServer, registerRequest(body), "REGISTER_BROKER")) {
                 accepted++;
             }
         }
         return accepted;
+    }
+
+    private RemotingCommand registerRequest(byte[] body) {
+        RemotingCommand request = RemotingCommand.request(RequestCode.REGISTER_BROKER, broker.registerHeader(crc32(body)));
+        request.setBody(body);
+        return request;
     }
 
     /**
