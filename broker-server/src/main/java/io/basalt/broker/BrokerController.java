@@ -306,28 +306,41 @@ public final class BrokerController {
         NameServerRegistrar r = registrar;
         if (r != null) {
             // first, so that the NameServers stop routing clients here
-            r.shutdown();
+            step("unregistering from the NameServers", r::shutdown);
         }
-        pullHold.shutdown();
-        remotingServer.shutdown();
+        step("answering held pulls", pullHold::shutdown);
+        step("stopping the remoting server", remotingServer::shutdown);
         for (RequestExecutor e : executors) {
-            try {
-                if (!e.shutdown(10_000)) {
-                    log.warn("executor {} still busy after 10 s", e.name());
+            step("stopping executor " + e.name(), () -> {
+                try {
+                    if (!e.shutdown(10_000)) {
+                        log.warn("executor {} still busy after 10 s", e.name());
+                    }
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
                 }
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
+            });
         }
         scheduler.shutdownNow();
         persistOffsets();
-        try {
-            topics.persist();
-        } catch (IOException e) {
-            log.error("persisting topics failed: {}", e.toString());
-        }
-        store.shutdown();
+        step("persisting topics", () -> {
+            try {
+                topics.persist();
+            } catch (IOException e) {
+                log.error("persisting topics failed: {}", e.toString());
+            }
+        });
+        step("shutting the store down", store::shutdown);
         log.info("broker shut down");
+    }
+
+    /** Runs one shutdown step; a failure is logged and the next steps still run. */
+    private static void step(String what, Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            log.error("shutdown: {} failed", what, e);
+        }
     }
 
     public BrokerConfiguration configuration() {

@@ -113,10 +113,18 @@ public final class BrokerStartup {
         BrokerController controller;
         try {
             controller = BrokerController.create(configuration);
+        } catch (IOException | RuntimeException e) {
+            log.error("broker failed to open its store or configuration files", e);
+            err.println("The broker failed to start: " + e);
+            return 1;
+        }
+        try {
             controller.start();
         } catch (IOException | RuntimeException e) {
             log.error("broker failed to start", e);
             err.println("The broker failed to start: " + e);
+            // stop what did start, so the store closes cleanly
+            controller.shutdown();
             return 1;
         }
         try {
