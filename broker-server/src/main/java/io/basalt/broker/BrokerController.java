@@ -254,9 +254,10 @@ public final class BrokerController {
         store.start();
         pullHold.start();
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
-        scheduler.scheduleAtFixedRate(this::persistOffsets, offsetPeriod, offsetPeriod, TimeUnit.MILLISECONDS);
-        scheduler.scheduleAtFixedRate(clients::scanExpired, 10, 10, TimeUnit.SECONDS);
-        scheduler.scheduleAtFixedRate(runtimeStats::doWork, 0, 1, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriod,
+            offsetPeriod, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
         remotingServer.start();
         startNameServerRegistration();
         log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
@@ -332,6 +333,17 @@ public final class BrokerController {
         });
         step("shutting the store down", store::shutdown);
         log.info("broker shut down");
+    }
+
+    /** A periodic task that logs a failure instead of silently cancelling its schedule. */
+    private static Runnable periodic(String what, Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("periodic task failed: {}", what, e);
+            }
+        };
     }
 
     /** Runs one shutdown step; a failure is logged and the next steps still run. */
