@@ -3,6 +3,7 @@ package io.basalt.broker;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -18,8 +19,16 @@ import io.basalt.broker.config.StoreSettings;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.BrokerContext;
+import io.basalt.broker.processor.BrokerCounters;
+import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
+import io.basalt.broker.processor.admin.BrokerRuntimeStats;
+import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
+import io.basalt.broker.processor.admin.NameServerTopicProcessor;
+import io.basalt.broker.processor.admin.QueryMessageProcessor;
+import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
+import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
 import io.basalt.broker.processor.PullMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
@@ -72,6 +81,7 @@ public final class BrokerController {
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private final BrokerContext context;
+    private final BrokerCounters counters = new BrokerCounters();
     private final BrokerRuntimeStats runtimeStats;
     /** Set by {@link #start()} when {@code namesrvAddr} is configured; read by the admin threads. */
     private volatile NameServerRegistrar registrar;
@@ -105,13 +115,14 @@ public final class BrokerController {
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
             broker.brokerRole().isMaster(), store, topics, offsets, clients,
-            new QueueLockManager(60_000, System::currentTimeMillis), pullHold);
+            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters);
+        this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
+            System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "BrokerControllerScheduledThread");
             t.setDaemon(true);
             return t;
         });
-        this.runtimeStats = BrokerRuntimeStats.fromQueues(topics, offsets, store);
         registerProcessors(broker);
     }
 
@@ -171,7 +182,7 @@ public final class BrokerController {
         MessageStoreOptions d = MessageStoreOptions.defaults().withIndexSize(s.maxHashSlotNum(), s.maxIndexNum());
         return new MessageStoreOptions(s.messageIndexEnable(), d.maxHashSlotNum(), d.maxIndexNum(), d.readLimits(),
             d.diskSpaceCleanForciblyRatio(), d.diskSpaceWarningLevelRatio(), d.cleanFileForciblyEnable(),
-            d.diskCheckIntervalMs(), d.reputIdleWaitMs(), d.clock(), d.diskUsage());
+            d.diskCheckIntervalMs(), d.reputIdleWaitMs(), d.maxMsgsNumBatch(), d.clock(), d.diskUsage());
     }
 
     private void registerProcessors(BrokerConfig broker) {
@@ -182,11 +193,13 @@ public final class BrokerController {
         RequestExecutor clientManage = executor("ClientManageThread_", 4, 10_000, 0);
         RequestExecutor consumerManage = executor("ConsumerManageThread_", 4, 10_000, 0);
         RequestExecutor route = executor("RouteThread_", 2, 10_000, 0);
+        RequestExecutor admin = executor("AdminBrokerThread_", 2, 10_000, 0);
 
         SendMessageProcessor sendProcessor = new SendMessageProcessor(context);
         register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
         register(pull, new PullMessageProcessor(context, MAX_SUSPEND_MS), RequestCode.PULL_MESSAGE,
             RequestCode.LITE_PULL_MESSAGE);
+        register(send, new ConsumerSendMsgBackProcessor(context), RequestCode.CONSUMER_SEND_MSG_BACK);
         register(clientManage, new ClientManageProcessor(context), RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT,
             RequestCode.CHECK_CLIENT_CONFIG, RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ,
             RequestCode.UNLOCK_BATCH_MQ);
