@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.rocketmq.common.MQVersion;
 import org.junit.jupiter.api.AfterEach;
@@ -42,6 +43,7 @@ class NameServerRegistrarTest {
 
     private final ConcurrentLinkedQueue<RemotingCommand> received = new ConcurrentLinkedQueue<>();
     private final AtomicReference<Map<String, TopicConfig>> topics = new AtomicReference<>();
+    private final AtomicLong version = new AtomicLong(7);
     private final List<NameServerRegistrar> registrars = new ArrayList<>();
     private NettyRemotingServer nameServer;
     private RequestExecutor executor;
@@ -75,8 +77,8 @@ class NameServerRegistrarTest {
 
     private NameServerRegistrar registrar(List<String> nameServers) {
         NameServerRegistrar r = new NameServerRegistrar(nameServers, BROKER,
-            () -> new TopicConfigSerializeWrapper(topics.get(), new DataVersion(0, 1_700_000_000_000L, 7)),
-            new NettyRemotingClient(NettyClientConfig.defaults()), 3_000);
+            () -> new TopicConfigSerializeWrapper(topics.get(), new DataVersion(0, 1_700_000_000_000L, version.get())),
+            version::get, new NettyRemotingClient(NettyClientConfig.defaults()), 3_000);
         registrars.add(r);
         return r;
     }
@@ -138,11 +140,17 @@ class NameServerRegistrarTest {
     }
 
     @Test
-    void periodicAndTopicChangeRegistrationsThenUnregisterOnShutdown() {
+    void registersAtStartAndAfterATopicChangeThenUnregistersOnShutdown() {
         NameServerRegistrar r = registrar(List.of(address));
         r.start(60_000);
         await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1);
-        r.topicsChanged();
+        assertEquals(0, r.registerIfTopicsChanged());
+
+        Map<String, TopicConfig> more = new LinkedHashMap<>(topics.get());
+        more.put("TopicB", TopicConfig.of("TopicB", 1, 6));
+        topics.set(more);
+        version.incrementAndGet();
+        // within a second, long before the 60 s period
         await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 2);
 
         r.shutdown();
@@ -152,14 +160,13 @@ class NameServerRegistrarTest {
         assertEquals("127.0.0.1:10911", unregister.extFields().get("brokerAddr"));
         assertEquals("DefaultCluster", unregister.extFields().get("clusterName"));
         assertEquals("0", unregister.extFields().get("brokerId"));
-        r.topicsChanged();
         assertEquals(3, received.size());
     }
 
     @Test
     void noNameServerIsAnError() {
         assertThrows(IllegalArgumentException.class, () -> new NameServerRegistrar(List.of(), BROKER,
-            () -> null, null, 1_000));
+            () -> null, () -> 0, null, 1_000));
     }
 
     @Test
