@@ -83,15 +83,8 @@ public final class BrokerController {
     private final BrokerContext context;
     private final BrokerCounters counters = new BrokerCounters();
     private final BrokerRuntimeStats runtimeStats;
-    /** Set by {@link #start()} when {@code namesrvAddr} is configured; read by the admin threads. */
-    private volatile NameServerRegistrar registrar;
-    /** Run after an admin request changed the topic table: the NameServers learn it at once. */
-    private final Runnable topicsChanged = () -> {
-        NameServerRegistrar r = registrar;
-        if (r != null) {
-            r.topicsChanged();
-        }
-    };
+    /** Set by {@link #start()} when {@code namesrvAddr} is configured. */
+    private NameServerRegistrar registrar;
     private boolean started;
     private boolean shutdown;
 
@@ -215,7 +208,7 @@ public final class BrokerController {
         RequestExecutor admin = executor("AdminBrokerThread_", 1, 10_000, 0);
         RequestExecutor query = executor("QueryMessageThread_", 2, 20_000, 0);
         String brokerName = broker.brokerName();
-        register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store, topicsChanged),
+        register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store),
             RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
             RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
         register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store),
@@ -276,7 +269,8 @@ public final class BrokerController {
             broker.brokerId(), broker.brokerIP1() + ":" + remotingServer.localPort(),
             broker.brokerIP1() + ":" + configuration.ha().haListenPort());
         NameServerRegistrar r = new NameServerRegistrar(nameServers, identity, () -> TopicAdminProcessor.topicTable(topics),
-            new NettyRemotingClient(NettyClientConfig.defaults()), NAMESRV_TIMEOUT_MS);
+            () -> topics.dataVersion().path("counter").asLong(), new NettyRemotingClient(NettyClientConfig.defaults()),
+            NAMESRV_TIMEOUT_MS);
         registrar = r;
         r.start(broker.registerNameServerPeriod());
     }
@@ -304,10 +298,9 @@ public final class BrokerController {
         }
         shutdown = true;
         log.info("broker shutting down");
-        NameServerRegistrar r = registrar;
-        if (r != null) {
+        if (registrar != null) {
             // first, so that the NameServers stop routing clients here
-            step("unregistering from the NameServers", r::shutdown);
+            step("unregistering from the NameServers", registrar::shutdown);
         }
         step("answering held pulls", pullHold::shutdown);
         step("stopping the remoting server", remotingServer::shutdown);
