@@ -176,13 +176,19 @@ public final class RequestDispatcher {
     /** Writes the response unless the request was one-way or there is none, then retires the request. */
     private void answer(RemotingCommand request, RemotingCommand response, ResponseChannel channel) {
         if (response == null || request.isOneway()) {
+            if (response != null) {
+                response.releaseBody();
+            }
             retire();
             return;
         }
         response.setOpaque(request.opaque());
         response.markResponse();
         response.setSerializeType(request.serializeType());
-        channel.write(response, this::retire);
+        channel.write(response, () -> {
+            response.releaseBody();
+            retire();
+        });
     }
 
     private void retire() {

@@ -1,0 +1,370 @@
+package io.basalt.broker;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.config.BrokerConfig;
+import io.basalt.broker.config.BrokerConfiguration;
+import io.basalt.broker.config.StoreSettings;
+import io.basalt.broker.longpolling.PullRequestHoldService;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.processor.BrokerContext;
+import io.basalt.broker.processor.BrokerCounters;
+import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
+import io.basalt.broker.processor.admin.BrokerRuntimeStats;
+import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
+import io.basalt.broker.processor.admin.NameServerTopicProcessor;
+import io.basalt.broker.processor.admin.QueryMessageProcessor;
+import io.basalt.broker.processor.admin.TopicAdminProcessor;
+import io.basalt.broker.processor.ClientManageProcessor;
+import io.basalt.broker.processor.ConsumerOffsetProcessor;
+import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
+import io.basalt.broker.processor.PullMessageProcessor;
+import io.basalt.broker.processor.RouteProcessor;
+import io.basalt.broker.processor.SendMessageProcessor;
+import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
+import io.basalt.broker.processor.admin.BrokerRuntimeStats;
+import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
+import io.basalt.broker.processor.admin.NameServerTopicProcessor;
+import io.basalt.broker.processor.admin.QueryMessageProcessor;
+import io.basalt.broker.processor.admin.TopicAdminProcessor;
+import io.basalt.broker.namesrv.BrokerRegistration;
+import io.basalt.broker.namesrv.NameServerRegistrar;
+import io.basalt.remoting.netty.NettyClientConfig;
+import io.basalt.remoting.netty.NettyRemotingClient;
+import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.remoting.netty.NettyRemotingServer;
+import io.basalt.remoting.netty.NettyServerConfig;
+import io.basalt.remoting.processor.RequestExecutor;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.store.MessageStore;
+import io.basalt.store.MessageStoreOptions;
+import io.basalt.store.StoreConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Assembles one broker from its configuration: store → topic, offset and client state → processors
+ * on their executors → remoting server. {@link #start()} goes bottom-up; {@link #shutdown()} top-down:
+ * release held pulls, stop accepting and answer what is in flight, persist offsets and topics, shut the
+ * store down (flush, checkpoint, unmap, abort marker removed last). Both are idempotent; start and
+ * shutdown are called from one thread (start-up, then the shutdown hook).
+ */
+public final class BrokerController {
+    private static final Logger log = LoggerFactory.getLogger(BrokerController.class);
+    /** RocketMQ's channelExpiredTimeout: a client silent this long is forgotten. */
+    private static final long CHANNEL_EXPIRED_TIMEOUT_MS = 120_000;
+    /** Longest a pull is held, below the clients' 30 s pull timeout. */
+    private static final long MAX_SUSPEND_MS = 20_000;
+    /** How long one NameServer may take to answer a registration. */
+    private static final long NAMESRV_TIMEOUT_MS = 6_000;
+
+    private final BrokerConfiguration configuration;
+    private final MessageStore store;
+    private final TopicConfigManager topics;
+    private final ConsumerOffsetManager offsets;
+    private final ClientManager clients;
+    private final PullRequestHoldService pullHold;
+    private final NettyRemotingServer remotingServer;
+    private final List<RequestExecutor> executors = new ArrayList<>();
+    private final ScheduledExecutorService scheduler;
+    private final BrokerContext context;
+    private final BrokerCounters counters = new BrokerCounters();
+    private final BrokerRuntimeStats runtimeStats;
+    /** Set by {@link #start()} when {@code namesrvAddr} is configured. */
+    private NameServerRegistrar registrar;
+    private boolean started;
+    private boolean shutdown;
+
+    private BrokerController(BrokerConfiguration configuration, MessageStore store, TopicConfigManager topics,
+        ConsumerOffsetManager offsets) {
+        this.configuration = configuration;
+        this.store = store;
+        this.topics = topics;
+        this.offsets = offsets;
+        BrokerConfig broker = configuration.broker();
+        this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis);
+        this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
+        store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) ->
+            pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode));
+        NettyServerConfig defaults = NettyServerConfig.defaults(broker.listenPort());
+        this.remotingServer = new NettyRemotingServer(new NettyServerConfig(broker.bindAddress(), broker.listenPort(),
+            defaults.selectorThreads(), defaults.maxFrameLength(), defaults.channelMaxIdleSeconds(),
+            defaults.shutdownDrainTimeoutMs(), defaults.useEpoll()));
+        InetSocketAddress storeHost = new InetSocketAddress(broker.brokerIP1(), broker.listenPort());
+        RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
+            broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
+        this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
+            broker.brokerRole().isMaster(), store, topics, offsets, clients,
+            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters);
+        this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
+            System::currentTimeMillis, ZoneId.systemDefault());
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "BrokerControllerScheduledThread");
+            t.setDaemon(true);
+            return t;
+        });
+        registerProcessors(broker);
+    }
+
+    /**
+     * Opens the store (recovering it) and the broker's metadata files; nothing is served until {@link #start()}.
+     *
+     * @throws IOException when the store or a metadata file cannot be opened or is corrupt beyond its backup
+     */
+    public static BrokerController create(BrokerConfiguration configuration) throws IOException {
+        StoreSettings s = configuration.store();
+        Path configDir = s.storePathRootDir().resolve("config");
+        TopicConfigManager topics = TopicConfigManager.open(configDir, configuration.broker().autoCreateTopicEnable(),
+            configuration.broker().defaultTopicQueueNums());
+        ConsumerOffsetManager offsets = ConsumerOffsetManager.open(configDir);
+        MessageStore store = MessageStore.open(storeConfig(s), storeOptions(s));
+        try {
+            return new BrokerController(configuration, store, topics, offsets);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** The store's view of the broker.conf store keys. */
+    static StoreConfig storeConfig(StoreSettings s) {
+        return StoreConfig.builder()
+            .storePathRootDir(s.storePathRootDir().toString())
+            .storePathCommitLog(s.storePathCommitLog().toString())
+            .mappedFileSizeCommitLog(s.mappedFileSizeCommitLog())
+            .mappedFileSizeConsumeQueue(s.mappedFileSizeConsumeQueue())
+            .flushDiskType(s.flushDiskType())
+            .flushIntervalCommitLog(s.flushIntervalCommitLog())
+            .flushCommitLogLeastPages(s.flushCommitLogLeastPages())
+            .flushCommitLogThoroughInterval(s.flushCommitLogThoroughInterval())
+            .flushCommitLogTimed(s.flushCommitLogTimed())
+            .commitIntervalCommitLog(s.commitIntervalCommitLog())
+            .commitCommitLogLeastPages(s.commitCommitLogLeastPages())
+            .commitCommitLogThoroughInterval(s.commitCommitLogThoroughInterval())
+            .syncFlushTimeout(s.syncFlushTimeout())
+            .maxMessageSize(s.maxMessageSize())
+            .osPageCacheBusyTimeOutMills(s.osPageCacheBusyTimeOutMills())
+            .transientStorePoolEnable(s.transientStorePoolEnable())
+            .transientStorePoolSize(s.transientStorePoolSize())
+            .warmMapedFileEnable(s.warmMapedFileEnable())
+            .flushLeastPagesWhenWarmMapedFile(s.flushLeastPagesWhenWarmMapedFile())
+            .checkCRCOnRecover(s.checkCRCOnRecover())
+            .flushIntervalConsumeQueue(s.flushIntervalConsumeQueue())
+            .flushConsumeQueueLeastPages(s.flushConsumeQueueLeastPages())
+            .flushConsumeQueueThoroughInterval(s.flushConsumeQueueThoroughInterval())
+            .fileReservedTime(s.fileReservedTime())
+            .deleteWhen(s.deleteWhen().stream().map(h -> String.format("%02d", h)).collect(Collectors.joining(";")))
+            .diskMaxUsedSpaceRatio(s.diskMaxUsedSpaceRatio())
+            .build();
+    }
+
+    static MessageStoreOptions storeOptions(StoreSettings s) {
+        MessageStoreOptions d = MessageStoreOptions.defaults().withIndexSize(s.maxHashSlotNum(), s.maxIndexNum());
+        return new MessageStoreOptions(s.messageIndexEnable(), d.maxHashSlotNum(), d.maxIndexNum(), d.readLimits(),
+            d.diskSpaceCleanForciblyRatio(), d.diskSpaceWarningLevelRatio(), d.cleanFileForciblyEnable(),
+            d.diskCheckIntervalMs(), d.reputIdleWaitMs(), d.maxMsgsNumBatch(), d.clock(), d.diskUsage());
+    }
+
+    private void registerProcessors(BrokerConfig broker) {
+        RequestExecutor send = executor("SendMessageThread_", broker.sendMessageThreadPoolNums(),
+            broker.sendThreadPoolQueueCapacity(), broker.waitTimeMillsInSendQueue());
+        RequestExecutor pull = executor("PullMessageThread_", broker.pullMessageThreadPoolNums(),
+            broker.pullThreadPoolQueueCapacity(), broker.waitTimeMillsInPullQueue());
+        RequestExecutor clientManage = executor("ClientManageThread_", 4, 10_000, 0);
+        RequestExecutor consumerManage = executor("ConsumerManageThread_", 4, 10_000, 0);
+        RequestExecutor route = executor("RouteThread_", 2, 10_000, 0);
+        RequestExecutor admin = executor("AdminBrokerThread_", 2, 10_000, 0);
+
+        SendMessageProcessor sendProcessor = new SendMessageProcessor(context);
+        register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
+        register(pull, new PullMessageProcessor(context, MAX_SUSPEND_MS), RequestCode.PULL_MESSAGE,
+            RequestCode.LITE_PULL_MESSAGE);
+        register(send, new ConsumerSendMsgBackProcessor(context), RequestCode.CONSUMER_SEND_MSG_BACK);
+        register(clientManage, new ClientManageProcessor(context), RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT,
+            RequestCode.CHECK_CLIENT_CONFIG, RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ,
+            RequestCode.UNLOCK_BATCH_MQ);
+        register(consumerManage, new ConsumerOffsetProcessor(context), RequestCode.QUERY_CONSUMER_OFFSET,
+            RequestCode.UPDATE_CONSUMER_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.GET_MAX_OFFSET,
+            RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
+        register(route, new RouteProcessor(context), RequestCode.GET_ROUTEINFO_BY_TOPIC,
+            RequestCode.GET_BROKER_CLUSTER_INFO);
+        registerAdminProcessors(broker, send, pull);
+    }
+
+    private void registerAdminProcessors(BrokerConfig broker, RequestExecutor send, RequestExecutor pull) {
+        RequestExecutor admin = executor("AdminBrokerThread_", 1, 10_000, 0);
+        RequestExecutor query = executor("QueryMessageThread_", 2, 20_000, 0);
+        String brokerName = broker.brokerName();
+        register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store),
+            RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
+            RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
+        register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store),
+            RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO);
+        register(admin, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
+            RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
+            RequestCode.DELETE_TOPIC_IN_NAMESRV);
+        register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
+            broker.brokerRole().isMaster(), List.of(
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000))),
+            RequestCode.GET_BROKER_RUNTIME_INFO);
+        register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
+    }
+
+    private RequestExecutor executor(String prefix, int threads, int capacity, long maxQueueWaitMs) {
+        RequestExecutor e = RequestExecutor.create(prefix, threads, capacity, maxQueueWaitMs);
+        executors.add(e);
+        return e;
+    }
+
+    private void register(RequestExecutor executor, RequestProcessor processor, int... codes) {
+        for (int code : codes) {
+            remotingServer.registerProcessor(code, processor, executor);
+        }
+    }
+
+    /** Recovers and starts the store, then the services, then listens. */
+    public synchronized void start() throws IOException {
+        if (started) {
+            return;
+        }
+        started = true;
+        store.load();
+        store.start();
+        pullHold.start();
+        long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
+        scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriod,
+            offsetPeriod, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
+        remotingServer.start();
+        startNameServerRegistration();
+        log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
+            configuration.broker().brokerClusterName(), remotingServer.localPort(),
+            configuration.store().storePathRootDir());
+    }
+
+    /** Registers with the NameServers of {@code namesrvAddr}, if any, now that the listening port is known. */
+    private void startNameServerRegistration() {
+        BrokerConfig broker = configuration.broker();
+        List<String> nameServers = broker.namesrvAddr().stream().map(a -> a.host() + ":" + a.port()).toList();
+        if (nameServers.isEmpty()) {
+            return;
+        }
+        BrokerRegistration identity = new BrokerRegistration(broker.brokerClusterName(), broker.brokerName(),
+            broker.brokerId(), broker.brokerIP1() + ":" + remotingServer.localPort(),
+            broker.brokerIP1() + ":" + configuration.ha().haListenPort());
+        NameServerRegistrar r = new NameServerRegistrar(nameServers, identity, () -> TopicAdminProcessor.topicTable(topics),
+            () -> topics.dataVersion().path("counter").asLong(), new NettyRemotingClient(NettyClientConfig.defaults()),
+            NAMESRV_TIMEOUT_MS);
+        registrar = r;
+        r.start(broker.registerNameServerPeriod());
+    }
+
+    /** The port the remoting server listens on. */
+    public int listenPort() {
+        return remotingServer.localPort();
+    }
+
+    private void persistOffsets() {
+        try {
+            offsets.persist();
+        } catch (IOException e) {
+            log.error("persisting consumer offsets failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Answers held pulls, stops accepting and answers in-flight requests, persists offsets and topics,
+     * shuts the store down. Keeps going when a step fails; idempotent.
+     */
+    public synchronized void shutdown() {
+        if (!started || shutdown) {
+            return;
+        }
+        shutdown = true;
+        log.info("broker shutting down");
+        if (registrar != null) {
+            // first, so that the NameServers stop routing clients here
+            step("unregistering from the NameServers", registrar::shutdown);
+        }
+        step("answering held pulls", pullHold::shutdown);
+        step("stopping the remoting server", remotingServer::shutdown);
+        for (RequestExecutor e : executors) {
+            step("stopping executor " + e.name(), () -> {
+                try {
+                    if (!e.shutdown(10_000)) {
+                        log.warn("executor {} still busy after 10 s", e.name());
+                    }
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        scheduler.shutdownNow();
+        persistOffsets();
+        step("persisting topics", () -> {
+            try {
+                topics.persist();
+            } catch (IOException e) {
+                log.error("persisting topics failed: {}", e.toString());
+            }
+        });
+        step("shutting the store down", store::shutdown);
+        log.info("broker shut down");
+    }
+
+    /** A periodic task that logs a failure instead of silently cancelling its schedule. */
+    private static Runnable periodic(String what, Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("periodic task failed: {}", what, e);
+            }
+        };
+    }
+
+    /** Runs one shutdown step; a failure is logged and the next steps still run. */
+    private static void step(String what, Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            log.error("shutdown: {} failed", what, e);
+        }
+    }
+
+    public BrokerConfiguration configuration() {
+        return configuration;
+    }
+
+    public MessageStore store() {
+        return store;
+    }
+
+    public TopicConfigManager topics() {
+        return topics;
+    }
+
+    public ConsumerOffsetManager offsets() {
+        return offsets;
+    }
+
+    public ClientManager clients() {
+        return clients;
+    }
+}

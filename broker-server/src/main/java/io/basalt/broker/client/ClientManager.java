@@ -1,0 +1,116 @@
+package io.basalt.broker.client;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
+
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Producers and consumers known from HEART_BEAT, per group, until they unregister or stay silent
+ * longer than {@code channelExpiredTimeoutMs} (RocketMQ's 120 s). Thread-safe.
+ */
+public final class ClientManager {
+    private static final Logger log = LoggerFactory.getLogger(ClientManager.class);
+
+    private final ConcurrentMap<String, ConsumerGroupInfo> consumerGroups = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, ConcurrentMap<String, Long>> producerGroups = new ConcurrentHashMap<>();
+    private final long channelExpiredTimeoutMs;
+    private final LongSupplier clock;
+
+    public ClientManager(long channelExpiredTimeoutMs, LongSupplier clock) {
+        this.channelExpiredTimeoutMs = channelExpiredTimeoutMs;
+        this.clock = clock;
+    }
+
+    public long now() {
+        return clock.getAsLong();
+    }
+
+    /** Registers (or refreshes) a consumer; true when it is new in its group. */
+    public boolean registerConsumer(String group, ConsumerGroupInfo.Member member, List<SubscriptionData> subscriptions) {
+        ConsumerGroupInfo info = consumerGroups.computeIfAbsent(group, ConsumerGroupInfo::new);
+        boolean added = info.register(member, subscriptions);
+        if (added) {
+            log.info("consumer {} joined group {} from {}", member.clientId(), group, member.remoteAddress());
+            notifyConsumerIdsChanged(info);
+        }
+        return added;
+    }
+
+    /**
+     * Tells every member of the group that membership changed (NOTIFY_CONSUMER_IDS_CHANGED, one-way), so
+     * they rebalance at once instead of at their next 20 s rebalance.
+     */
+    private void notifyConsumerIdsChanged(ConsumerGroupInfo info) {
+        for (ConsumerGroupInfo.Member m : info.members()) {
+            if (m.connection() == null || !m.connection().isActive()) {
+                continue;
+            }
+            RemotingCommand notify = RemotingCommand.request(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED);
+            notify.putExtField("consumerGroup", info.groupName());
+            m.connection().invokeOneway(notify).whenComplete((v, e) -> {
+                if (e != null) {
+                    log.debug("notifying {} of group {} changes failed: {}", m.clientId(), info.groupName(), e.toString());
+                }
+            });
+        }
+    }
+
+    public void registerProducer(String group, String clientId) {
+        producerGroups.computeIfAbsent(group, g -> new ConcurrentHashMap<>()).put(clientId, now());
+    }
+
+    public void unregisterConsumer(String group, String clientId) {
+        ConsumerGroupInfo info = consumerGroups.get(group);
+        if (info != null && info.unregister(clientId)) {
+            log.info("consumer {} left group {}", clientId, group);
+            notifyConsumerIdsChanged(info);
+        }
+    }
+
+    public void unregisterProducer(String group, String clientId) {
+        Map<String, Long> members = producerGroups.get(group);
+        if (members != null) {
+            members.remove(clientId);
+        }
+    }
+
+    public ConsumerGroupInfo consumerGroup(String group) {
+        return consumerGroups.get(group);
+    }
+
+    public Set<String> consumerGroupNames() {
+        return Set.copyOf(consumerGroups.keySet());
+    }
+
+    public Set<String> producerGroupNames() {
+        return Set.copyOf(producerGroups.keySet());
+    }
+
+    /** Forgets clients silent for longer than the expiry; called periodically. Returns how many were dropped. */
+    public int scanExpired() {
+        long deadline = now() - channelExpiredTimeoutMs;
+        int dropped = 0;
+        for (ConsumerGroupInfo info : consumerGroups.values()) {
+            int n = info.expire(deadline);
+            if (n > 0) {
+                log.info("{} silent or disconnected consumers dropped from group {}", n, info.groupName());
+                dropped += n;
+                notifyConsumerIdsChanged(info);
+            }
+        }
+        for (Map<String, Long> members : producerGroups.values()) {
+            int before = members.size();
+            members.values().removeIf(t -> t < deadline);
+            dropped += before - members.size();
+        }
+        return dropped;
+    }
+}

@@ -1,0 +1,74 @@
+package io.basalt.broker.client;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import io.basalt.remoting.processor.RemotingConnection;
+
+/**
+ * The live members of one consumer group and the subscriptions they registered by heartbeat. Thread-safe.
+ */
+public final class ConsumerGroupInfo {
+    /** A member: its client id, where it connects from, and when it was last heard of. */
+    public record Member(String clientId, String remoteAddress, String consumeType, String messageModel,
+                         String consumeFromWhere, long lastUpdateMillis, RemotingConnection connection) {
+        /** False once the member's connection closed (a member without a known connection counts as open). */
+        boolean connected() {
+            return connection == null || connection.isActive();
+        }
+    }
+
+    private final String groupName;
+    private final ConcurrentMap<String, Member> members = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, SubscriptionData> subscriptions = new ConcurrentHashMap<>();
+
+    ConsumerGroupInfo(String groupName) {
+        this.groupName = groupName;
+    }
+
+    public String groupName() {
+        return groupName;
+    }
+
+    /** Records a heartbeat; true when the member is new. */
+    boolean register(Member member, List<SubscriptionData> subs) {
+        boolean added = members.put(member.clientId(), member) == null;
+        for (SubscriptionData s : subs) {
+            subscriptions.merge(s.topic(), s, (old, now) -> now.subVersion() >= old.subVersion() ? now : old);
+        }
+        return added;
+    }
+
+    boolean unregister(String clientId) {
+        return members.remove(clientId) != null;
+    }
+
+    /** Drops members not heard of since {@code deadlineMillis}; returns how many. */
+    int expire(long deadlineMillis) {
+        int before = members.size();
+        members.values().removeIf(m -> m.lastUpdateMillis() < deadlineMillis || !m.connected());
+        return before - members.size();
+    }
+
+    public List<String> clientIds() {
+        return members.keySet().stream().sorted().toList();
+    }
+
+    public List<Member> members() {
+        return List.copyOf(members.values());
+    }
+
+    public boolean isEmpty() {
+        return members.isEmpty();
+    }
+
+    public SubscriptionData subscription(String topic) {
+        return subscriptions.get(topic);
+    }
+
+    public Map<String, SubscriptionData> subscriptions() {
+        return Map.copyOf(subscriptions);
+    }
+}

@@ -1,0 +1,173 @@
+package io.basalt.broker.namesrv;
+
+import io.basalt.broker.protocol.RegisterBrokerBody;
+import io.basalt.broker.protocol.TopicConfigSerializeWrapper;
+import io.basalt.remoting.netty.NettyRemotingClient;
+import io.basalt.remoting.netty.RemotingException;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.ResponseCode;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the broker registered with the Apache RocketMQ NameServers of {@code namesrvAddr}, as RocketMQ
+ * 5.2.0's broker does: REGISTER_BROKER to each NameServer every {@code periodMs} (the topic table as a
+ * JSON {@code RegisterBrokerBody}, its CRC32 in the header) and within a second of any change of the
+ * topic table (an admin update, a topic auto-created by a send, a consumer group's retry topic), so
+ * clients that only know the NameServers find new topics at once; UNREGISTER_BROKER to each on
+ * {@link #shutdown()}. A NameServer that is down or refuses is logged and tried again next time; the
+ * others are not held up.
+ *
+ * <p>All registrations run on one thread ({@code BrokerNameServerRegister}); {@link #registerAll()} may
+ * also be called directly (tests). The registrar owns the remoting client it is given and closes it on
+ * shutdown.
+ */
+public final class NameServerRegistrar {
+    private static final Logger log = LoggerFactory.getLogger(NameServerRegistrar.class);
+
+    private final List<String> nameServers;
+    private final BrokerRegistration broker;
+    private final Supplier<TopicConfigSerializeWrapper> topics;
+    private final LongSupplier topicsVersion;
+    private final NettyRemotingClient client;
+    private final long timeoutMs;
+    private final ScheduledExecutorService thread;
+    private boolean started;
+    private boolean shutdown;
+    /** The topic table version last sent; written by the registration thread only. */
+    private long registeredVersion = Long.MIN_VALUE;
+
+    /**
+     * @param nameServers "host:port" of every NameServer
+     * @param topics        the current topic table, read at each registration
+     * @param topicsVersion a number that changes whenever the topic table does (its data version counter)
+     * @param timeoutMs   how long one NameServer may take to answer (RocketMQ's registerBrokerTimeoutMills)
+     */
+    public NameServerRegistrar(List<String> nameServers, BrokerRegistration broker,
+        Supplier<TopicConfigSerializeWrapper> topics, LongSupplier topicsVersion, NettyRemotingClient client,
+        long timeoutMs) {
+        if (nameServers.isEmpty()) {
+            throw new IllegalArgumentException("no NameServer to register with");
+        }
+        this.nameServers = List.copyOf(nameServers);
+        this.broker = broker;
+        this.topics = topics;
+        this.topicsVersion = topicsVersion;
+        this.client = client;
+        this.timeoutMs = timeoutMs;
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "BrokerNameServerRegister");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Registers now, then every {@code periodMs}, and within a second of a topic table change. */
+    public synchronized void start(long periodMs) {
+        if (started || shutdown) {
+            return;
+        }
+        started = true;
+        thread.scheduleAtFixedRate(this::registerAll, 0, periodMs, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(this::registerIfTopicsChanged, 1, 1, TimeUnit.SECONDS);
+        log.info("registering broker {} at {} with NameServers {} every {} ms", broker.brokerName(), broker.brokerAddr(),
+            nameServers, periodMs);
+    }
+
+    /** Registers if the topic table changed since the last registration; returns how many NameServers accepted. */
+    int registerIfTopicsChanged() {
+        return topicsVersion.getAsLong() == registeredVersion ? 0 : registerAll();
+    }
+
+    /**
+     * Sends REGISTER_BROKER with the current topic table to every NameServer.
+     *
+     * @return how many NameServers accepted it
+     */
+    public int registerAll() {
+        long version = topicsVersion.getAsLong();
+        TopicConfigSerializeWrapper table = topics.get();
+        byte[] body = new RegisterBrokerBody(table, List.of()).encode(false);
+        // A NameServer takes a one-topic body from a broker it does not know yet for a single-topic update
+        // and drops it ("has not registered"). A RocketMQ broker always has several system topics; a Basalt
+        // broker may have only TBW102. So a one-topic table follows a registration without topics, which
+        // records the broker's address first.
+        byte[] addressOnly = table.topicConfigTable().size() == 1
+            ? new RegisterBrokerBody(new TopicConfigSerializeWrapper(Map.of(), table.dataVersion()), List.of()).encode(false)
+            : null;
+        int accepted = 0;
+        for (String nameServer : nameServers) {
+            if (addressOnly != null && !send(nameServer, registerRequest(addressOnly), "REGISTER_BROKER")) {
+                continue;
+            }
+            if (send(nameServer, registerRequest(body), "REGISTER_BROKER")) {
+                accepted++;
+            }
+        }
+        registeredVersion = version;
+        return accepted;
+    }
+
+    private RemotingCommand registerRequest(byte[] body) {
+        RemotingCommand request = RemotingCommand.request(RequestCode.REGISTER_BROKER, broker.registerHeader(crc32(body)));
+        request.setBody(body);
+        return request;
+    }
+
+    /**
+     * Stops registering, sends UNREGISTER_BROKER to every NameServer and closes the client. Idempotent.
+     */
+    public void shutdown() {
+        synchronized (this) {
+            if (shutdown) {
+                return;
+            }
+            shutdown = true;
+        }
+        thread.shutdownNow();
+        try {
+            if (!thread.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS)) {
+                log.warn("a registration is still running after {} ms", timeoutMs);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (String nameServer : nameServers) {
+            send(nameServer, RemotingCommand.request(RequestCode.UNREGISTER_BROKER, broker.unregisterHeader()),
+                "UNREGISTER_BROKER");
+        }
+        client.close();
+    }
+
+    private boolean send(String nameServer, RemotingCommand request, String what) {
+        try {
+            RemotingCommand response = client.invokeSync(nameServer, request, timeoutMs);
+            if (response.code() == ResponseCode.SUCCESS) {
+                log.debug("{} to NameServer {} done", what, nameServer);
+                return true;
+            }
+            log.warn("{} to NameServer {} refused: code {}, {}", what, nameServer, response.code(), response.remark());
+        } catch (RemotingException e) {
+            log.warn("{} to NameServer {} failed: {}", what, nameServer, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    /** RocketMQ's {@code UtilAll.crc32}: CRC32 with the sign bit cleared. */
+    static int crc32(byte[] bytes) {
+        CRC32 crc = new CRC32();
+        crc.update(bytes);
+        return (int) (crc.getValue() & 0x7FFFFFFF);
+    }
+}

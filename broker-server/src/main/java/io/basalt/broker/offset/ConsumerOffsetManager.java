@@ -1,0 +1,106 @@
+package io.basalt.broker.offset;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.basalt.broker.JsonConfigFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Committed consumer offsets per (group, topic, queue), persisted in
+ * {@code <storePathRootDir>/config/consumerOffset.json} in RocketMQ's layout
+ * {@code {"offsetTable":{"<topic>@<group>":{"<queueId>":offset}}}} (RocketMQ writes the queue ids
+ * unquoted; both forms are read). Commits may come from any thread; {@link #persist()} is called by
+ * one thread at a time (the periodic task, then shutdown).
+ */
+public final class ConsumerOffsetManager {
+    private static final Logger log = LoggerFactory.getLogger(ConsumerOffsetManager.class);
+    private static final String SEPARATOR = "@";
+
+    private final ConcurrentMap<String, ConcurrentMap<Integer, Long>> offsetTable = new ConcurrentHashMap<>();
+    private final JsonConfigFile file;
+
+    ConsumerOffsetManager(JsonConfigFile file) {
+        this.file = file;
+    }
+
+    /** @throws IOException when the file and its backup are both corrupt */
+    public static ConsumerOffsetManager open(Path configDir) throws IOException {
+        ConsumerOffsetManager m = new ConsumerOffsetManager(new JsonConfigFile(configDir.resolve("consumerOffset.json")));
+        Optional<JsonNode> content = m.file.load();
+        if (content.isPresent()) {
+            content.get().path("offsetTable").fields().forEachRemaining(e -> {
+                ConcurrentMap<Integer, Long> queues = new ConcurrentHashMap<>();
+                e.getValue().fields().forEachRemaining(q -> queues.put(Integer.parseInt(q.getKey()), q.getValue().asLong()));
+                m.offsetTable.put(e.getKey(), queues);
+            });
+            log.info("loaded offsets of {} topic@group pairs from {}", m.offsetTable.size(), m.file.path());
+        }
+        return m;
+    }
+
+    private static String key(String topic, String group) {
+        return topic + SEPARATOR + group;
+    }
+
+    public void commitOffset(String clientHost, String group, String topic, int queueId, long offset) {
+        offsetTable.computeIfAbsent(key(topic, group), k -> new ConcurrentHashMap<>()).put(queueId, offset);
+    }
+
+    /** The committed offset, or -1 when the group has none for this queue. */
+    public long queryOffset(String group, String topic, int queueId) {
+        Map<Integer, Long> queues = offsetTable.get(key(topic, group));
+        if (queues == null) {
+            return -1;
+        }
+        Long offset = queues.get(queueId);
+        return offset == null ? -1 : offset;
+    }
+
+    /** Committed offsets of a group on a topic: queueId → offset (a copy). */
+    public Map<Integer, Long> queryOffsets(String group, String topic) {
+        Map<Integer, Long> queues = offsetTable.get(key(topic, group));
+        return queues == null ? Map.of() : new TreeMap<>(queues);
+    }
+
+    /** Groups that committed offsets on a topic. */
+    public java.util.Set<String> groupsOf(String topic) {
+        java.util.Set<String> groups = new java.util.TreeSet<>();
+        for (String k : offsetTable.keySet()) {
+            int at = k.indexOf(SEPARATOR);
+            if (at > 0 && k.substring(0, at).equals(topic)) {
+                groups.add(k.substring(at + 1));
+            }
+        }
+        return groups;
+    }
+
+    /** Forgets every offset of a topic (topic deleted). */
+    public void removeTopic(String topic) {
+        offsetTable.keySet().removeIf(k -> k.startsWith(topic + SEPARATOR));
+    }
+
+    public ObjectNode toJson() {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
+        ObjectNode table = root.putObject("offsetTable");
+        new TreeMap<>(offsetTable).forEach((k, queues) -> {
+            ObjectNode q = table.putObject(k);
+            new TreeMap<>(queues).forEach((id, offset) -> q.put(Integer.toString(id), offset));
+        });
+        return root;
+    }
+
+    /** Writes consumerOffset.json atomically. */
+    public synchronized void persist() throws IOException {
+        file.store(toJson());
+    }
+}

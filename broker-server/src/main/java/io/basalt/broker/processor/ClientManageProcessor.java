@@ -1,0 +1,167 @@
+package io.basalt.broker.processor;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.client.ConsumerGroupInfo;
+import io.basalt.broker.client.QueueLockManager.MessageQueue;
+import io.basalt.broker.client.SubscriptionData;
+import io.basalt.broker.protocol.HeartbeatData;
+import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.topic.Perm;
+import io.basalt.broker.topic.TopicValidator;
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.ResponseCode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Client membership: HEART_BEAT (registers producers and consumers with their subscriptions and
+ * creates each group's {@code %RETRY%} topic), UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP (what
+ * rebalancing divides queues by), CHECK_CLIENT_CONFIG, and LOCK_BATCH_MQ / UNLOCK_BATCH_MQ for orderly
+ * consumers. Safe for concurrent calls.
+ */
+public final class ClientManageProcessor implements RequestProcessor {
+    private static final Logger log = LoggerFactory.getLogger(ClientManageProcessor.class);
+
+    private final BrokerContext broker;
+
+    public ClientManageProcessor(BrokerContext broker) {
+        this.broker = broker;
+    }
+
+    @Override
+    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) throws IOException {
+        RequestFields f = new RequestFields(request);
+        RemotingCommand response;
+        try {
+            response = switch (request.code()) {
+                case RequestCode.HEART_BEAT -> heartbeat(context, request);
+                case RequestCode.UNREGISTER_CLIENT -> unregister(f);
+                case RequestCode.GET_CONSUMER_LIST_BY_GROUP -> consumerList(f);
+                case RequestCode.CHECK_CLIENT_CONFIG -> checkClientConfig(request);
+                case RequestCode.LOCK_BATCH_MQ -> lock(request, true);
+                case RequestCode.UNLOCK_BATCH_MQ -> lock(request, false);
+                default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                    " request type " + request.code() + " not supported");
+            };
+        } catch (RequestFields.BadRequestException e) {
+            response = RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, e.getMessage());
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    private RemotingCommand heartbeat(RequestContext context, RemotingCommand request) throws IOException {
+        HeartbeatData data;
+        try {
+            data = HeartbeatData.decode(request.body());
+        } catch (IOException e) {
+            return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad heartbeat body: " + e.getMessage());
+        }
+        String remote = String.valueOf(context.remoteAddress());
+        long now = broker.clients().now();
+        for (HeartbeatData.ConsumerData c : data.consumers()) {
+            broker.topics().createIfAbsent(TopicValidator.retryTopic(c.groupName()), 1, Perm.READ | Perm.WRITE);
+            List<SubscriptionData> subs = new ArrayList<>();
+            for (HeartbeatData.Subscription s : c.subscriptions()) {
+                SubscriptionData parsed = SubscriptionData.ofTags(s.topic(), s.subString(), s.subVersion());
+                subs.add(new SubscriptionData(parsed.topic(), parsed.subString(), parsed.tagsSet(), parsed.codeSet(),
+                    parsed.subVersion(), s.expressionType()));
+            }
+            broker.clients().registerConsumer(c.groupName(), new ConsumerGroupInfo.Member(data.clientId(), remote,
+                c.consumeType(), c.messageModel(), c.consumeFromWhere(), now, context.connection()), subs);
+        }
+        for (String group : data.producerGroups()) {
+            broker.clients().registerProducer(group, data.clientId());
+        }
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        response.putExtField("IS_SUPPORT_HEART_BEAT_V2", "false");
+        response.putExtField("IS_SUB_CHANGE", "true");
+        return response;
+    }
+
+    private RemotingCommand unregister(RequestFields f) throws RequestFields.BadRequestException {
+        String clientId = f.requireString("clientID");
+        String producerGroup = f.string("producerGroup");
+        String consumerGroup = f.string("consumerGroup");
+        if (producerGroup != null) {
+            broker.clients().unregisterProducer(producerGroup, clientId);
+        }
+        if (consumerGroup != null) {
+            broker.clients().unregisterConsumer(consumerGroup, clientId);
+        }
+        return RemotingCommand.response(ResponseCode.SUCCESS, null);
+    }
+
+    private RemotingCommand consumerList(RequestFields f) throws RequestFields.BadRequestException {
+        String group = f.requireString("consumerGroup");
+        ConsumerGroupInfo info = broker.clients().consumerGroup(group);
+        if (info == null || info.isEmpty()) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "no consumer for this group, " + group);
+        }
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        response.setBody(RouteBodies.consumerIdList(info.clientIds()));
+        return response;
+    }
+
+    private RemotingCommand checkClientConfig(RemotingCommand request) {
+        try {
+            JsonNode body = request.body() == null ? null : JsonConfigFile.MAPPER.readTree(request.body());
+            String type = body == null ? null : body.path("subscriptionData").path("expressionType").asText(null);
+            if (type != null && !"TAG".equals(type)) {
+                return RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
+                    "The broker does not support consumer to filter message by " + type);
+            }
+        } catch (IOException e) {
+            return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad client config body: " + e.getMessage());
+        }
+        return RemotingCommand.response(ResponseCode.SUCCESS, null);
+    }
+
+    /** LockBatchRequestBody / UnlockBatchRequestBody: {consumerGroup, clientId, mqSet:[{topic, brokerName, queueId}]}. */
+    private RemotingCommand lock(RemotingCommand request, boolean lock) throws IOException {
+        JsonNode body;
+        try {
+            body = JsonConfigFile.MAPPER.readTree(request.body() == null ? new byte[0] : request.body());
+        } catch (IOException e) {
+            return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad lock body: " + e.getMessage());
+        }
+        if (body == null || !body.isObject()) {
+            return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "lock request without a body");
+        }
+        String group = body.path("consumerGroup").asText();
+        String clientId = body.path("clientId").asText();
+        Set<MessageQueue> queues = new LinkedHashSet<>();
+        for (JsonNode mq : body.path("mqSet")) {
+            queues.add(new MessageQueue(mq.path("topic").asText(), mq.path("brokerName").asText(), mq.path("queueId").asInt()));
+        }
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        if (!lock) {
+            broker.locks().unlock(group, clientId, queues);
+            return response;
+        }
+        Set<MessageQueue> locked = broker.locks().tryLock(group, clientId, queues);
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        ArrayNode set = out.putArray("lockOKMQSet");
+        for (MessageQueue mq : locked) {
+            set.addObject().put("brokerName", mq.brokerName()).put("queueId", mq.queueId()).put("topic", mq.topic());
+        }
+        response.setBody(JsonConfigFile.MAPPER.writeValueAsBytes(out));
+        if (locked.size() < queues.size()) {
+            log.debug("group {} client {} locked {} of {} queues", group, clientId, locked.size(), queues.size());
+        }
+        return response;
+    }
+}

@@ -1,0 +1,169 @@
+package io.basalt.broker.processor;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+import io.basalt.broker.client.ConsumerGroupInfo;
+import io.basalt.broker.client.SubscriptionData;
+import io.basalt.broker.longpolling.PullRequestHoldService;
+import io.basalt.broker.topic.TopicConfig;
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.PullMessageRequestHeader;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RemotingCommandException;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.store.GetMessageResult;
+import io.basalt.store.GetMessageStatus;
+
+/**
+ * PULL_MESSAGE (push consumer) and LITE_PULL_MESSAGE (lite pull consumer): RocketMQ's checks and
+ * status mapping, tag filtering by ConsumeQueue tags code, commit-offset piggy-backing, and long
+ * polling — a pull that finds nothing new with the SUSPEND flag is held in the
+ * {@link PullRequestHoldService} until a message for its queue arrives or its suspend timeout passes,
+ * then re-run once without suspension. Safe for concurrent calls.
+ */
+public final class PullMessageProcessor implements RequestProcessor {
+    static final int FLAG_COMMIT_OFFSET = 0x1;
+    static final int FLAG_SUSPEND = 0x2;
+    static final int FLAG_SUBSCRIPTION = 0x4;
+
+    private final BrokerContext broker;
+    private final long maxSuspendMs;
+
+    /** @param maxSuspendMs upper bound on a held pull, whatever the client asks (keeps it below client timeouts) */
+    public PullMessageProcessor(BrokerContext broker, long maxSuspendMs) {
+        this.broker = broker;
+        this.maxSuspendMs = maxSuspendMs;
+    }
+
+    @Override
+    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
+        PullMessageRequestHeader header;
+        try {
+            header = PullMessageRequestHeader.decode(request.extFields() == null ? java.util.Map.of() : request.extFields());
+        } catch (RemotingCommandException e) {
+            return CompletableFuture.completedFuture(RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER,
+                "bad pull request header: " + e.getMessage()));
+        }
+        CompletableFuture<RemotingCommand> answer = new CompletableFuture<>();
+        RemotingCommand now = pull(header, true, answer);
+        if (now != null) {
+            answer.complete(now);
+        }
+        return answer;
+    }
+
+    /** Returns the response, or null when the pull was suspended ({@code answer} completes later). */
+    private RemotingCommand pull(PullMessageRequestHeader h, boolean suspendAllowed, CompletableFuture<RemotingCommand> answer) {
+        String topic = h.getTopic();
+        TopicConfig config = broker.topics().get(topic);
+        if (config == null) {
+            return RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST, "topic[" + topic + "] not exist, apply first please!");
+        }
+        if (!config.isReadable()) {
+            return RemotingCommand.response(ResponseCode.NO_PERMISSION, "the topic[" + topic + "] pulling message is forbidden");
+        }
+        int queueId = h.getQueueId();
+        if (queueId < 0 || queueId >= config.readQueueNums()) {
+            return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "queueId[" + queueId
+                + "] is illegal, topic:[" + topic + "] topicConfig.readQueueNums:[" + config.readQueueNums() + "]");
+        }
+        int sysFlag = h.getSysFlag();
+        SubscriptionData subscription;
+        if ((sysFlag & FLAG_SUBSCRIPTION) != 0) {
+            subscription = SubscriptionData.ofTags(topic, h.getSubscription(), h.getSubVersion());
+            if (h.getExpressionType() != null && !"TAG".equals(h.getExpressionType())) {
+                return RemotingCommand.response(ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+                    "only TAG subscriptions are supported, not " + h.getExpressionType());
+            }
+        } else {
+            ConsumerGroupInfo group = broker.clients().consumerGroup(h.getConsumerGroup());
+            subscription = group == null ? null : group.subscription(topic);
+            if (subscription == null) {
+                return RemotingCommand.response(ResponseCode.SUBSCRIPTION_NOT_EXIST, "the consumer's subscription of "
+                    + topic + " in group " + h.getConsumerGroup() + " does not exist (no heartbeat yet?)");
+            }
+            if (subscription.subVersion() < h.getSubVersion()) {
+                return RemotingCommand.response(ResponseCode.SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest");
+            }
+            if (!subscription.isTagType()) {
+                return RemotingCommand.response(ResponseCode.SUBSCRIPTION_PARSE_FAILED,
+                    "only TAG subscriptions are supported, not " + subscription.expressionType());
+            }
+        }
+        if (suspendAllowed && (sysFlag & FLAG_COMMIT_OFFSET) != 0 && h.getCommitOffset() != null && h.getCommitOffset() >= 0) {
+            broker.offsets().commitOffset(null, h.getConsumerGroup(), topic, queueId, h.getCommitOffset());
+        }
+        long offset = h.getQueueOffset();
+        SubscriptionData filter = subscription;
+        GetMessageResult result = broker.store().getMessage(h.getConsumerGroup(), topic, queueId, offset,
+            Math.max(1, h.getMaxMsgNums()), filter::matchesTagsCode);
+        boolean handedOver = false;
+        try {
+            if (code(result.status(), offset) == ResponseCode.PULL_NOT_FOUND) {
+                if (suspendAllowed && (sysFlag & FLAG_SUSPEND) != 0) {
+                    long timeout = Math.min(Math.max(0, h.getSuspendTimeoutMillis()), maxSuspendMs);
+                    PullRequestHoldService.HeldPull held = new PullRequestHoldService.HeldPull(topic, queueId, offset,
+                        System.currentTimeMillis() + timeout, filter::matchesTagsCode,
+                        () -> answer.complete(safePull(h, answer)));
+                    if (broker.pullHold().suspend(held)) {
+                        return null;
+                    }
+                }
+            }
+            if (result.status() == GetMessageStatus.FOUND) {
+                broker.counters().got(result.messageCount());
+            }
+            RemotingCommand response = respond(result, offset);
+            handedOver = response.bodySlices() != null;
+            return response;
+        } finally {
+            if (!handedOver) {
+                result.close();
+            }
+        }
+    }
+
+    private RemotingCommand safePull(PullMessageRequestHeader h, CompletableFuture<RemotingCommand> answer) {
+        try {
+            return pull(h, false, answer);
+        } catch (RuntimeException e) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "pull failed: " + e);
+        }
+    }
+
+    /** RocketMQ's mapping of a read status to the pull response code (broker composeResponseHeader). */
+    private static int code(GetMessageStatus status, long requestOffset) {
+        return switch (status) {
+            case FOUND -> ResponseCode.SUCCESS;
+            case NO_MATCHED_MESSAGE, MESSAGE_WAS_REMOVING -> ResponseCode.PULL_RETRY_IMMEDIATELY;
+            case NO_MESSAGE_IN_QUEUE, NO_MATCHED_LOGIC_QUEUE ->
+                requestOffset != 0 ? ResponseCode.PULL_OFFSET_MOVED : ResponseCode.PULL_NOT_FOUND;
+            case OFFSET_TOO_SMALL, OFFSET_OVERFLOW_BADLY, OFFSET_RESET -> ResponseCode.PULL_OFFSET_MOVED;
+            case OFFSET_OVERFLOW_ONE, OFFSET_FOUND_NULL -> ResponseCode.PULL_NOT_FOUND;
+        };
+    }
+
+    private static RemotingCommand respond(GetMessageResult result, long requestOffset) {
+        GetMessageStatus status = result.status();
+        int code = code(status, requestOffset);
+        long next = status == GetMessageStatus.NO_MESSAGE_IN_QUEUE || status == GetMessageStatus.NO_MATCHED_LOGIC_QUEUE
+            ? 0 : result.nextBeginOffset();
+        RemotingCommand response = RemotingCommand.response(code, status.name());
+        response.putExtField("suggestWhichBrokerId", "0");
+        response.putExtField("nextBeginOffset", Long.toString(next));
+        response.putExtField("minOffset", Long.toString(result.minOffset()));
+        response.putExtField("maxOffset", Long.toString(result.maxOffset()));
+        if (code == ResponseCode.SUCCESS) {
+            // Zero copy: the records go out as views of the mapped CommitLog; the files stay mapped until
+            // the write is done, then the result releases them.
+            ByteBuffer[] slices = new ByteBuffer[result.messages().size()];
+            for (int i = 0; i < slices.length; i++) {
+                slices[i] = result.messages().get(i).buffer();
+            }
+            response.setBodySlices(slices, result::close);
+        }
+        return response;
+    }
+}

@@ -1,0 +1,149 @@
+package io.basalt.broker.processor.admin;
+
+import io.basalt.broker.protocol.KVTable;
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RemotingVersion;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.store.MessageStore;
+import io.basalt.store.commitlog.StoredMessage;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.IntSupplier;
+
+/**
+ * GET_BROKER_RUNTIME_INFO: a {@link KVTable} with the keys RocketMQ 5.2.0's broker reports and its
+ * admin tool reads ({@code clusterList}, {@code brokerStatus}): version, message totals and rates,
+ * CommitLog offsets, dispatch backlog, page-cache lock time, disk use, executor queues. Keys for
+ * RocketMQ features Basalt does not have (timer wheel) carry RocketMQ's "disabled" values. Safe for
+ * concurrent calls.
+ */
+public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
+    /** RocketMQ's {@code MQVersion.getVersionDesc(CURRENT_VERSION)} for the version Basalt speaks. */
+    static final String VERSION_DESC = "V5_2_0";
+
+    /** One executor queue, reported as {@code <name>ThreadPoolQueueSize} and {@code ...Capacity}. */
+    public record ExecutorQueue(String name, IntSupplier size, int capacity) {
+    }
+
+    private final MessageStore store;
+    private final BrokerRuntimeStats stats;
+    private final Path storePathRootDir;
+    private final boolean master;
+    private final List<ExecutorQueue> queues;
+
+    /**
+     * @param queues RocketMQ's names: {@code send}, {@code pull}, {@code litePull}, {@code query}
+     */
+    public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
+        boolean master, List<ExecutorQueue> queues) {
+        this.store = store;
+        this.stats = stats;
+        this.storePathRootDir = storePathRootDir;
+        this.master = master;
+        this.queues = List.copyOf(queues);
+    }
+
+    @Override
+    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        response.setBody(new KVTable(runtimeInfo()).encode());
+        return CompletableFuture.completedFuture(response);
+    }
+
+    Map<String, String> runtimeInfo() {
+        Map<String, String> info = new HashMap<>();
+        info.put("brokerVersionDesc", VERSION_DESC);
+        info.put("brokerVersion", Integer.toString(RemotingVersion.CURRENT));
+        info.put("brokerActive", Boolean.toString(master));
+        long now = System.currentTimeMillis();
+        info.put("bootTimestamp", Long.toString(stats.bootTimestamp()));
+        info.put("runtime", runtime(now - stats.bootTimestamp()));
+
+        info.put("msgPutTotalYesterdayMorning", Long.toString(stats.putYesterdayMorning()));
+        info.put("msgPutTotalTodayMorning", Long.toString(stats.putTodayMorning()));
+        info.put("msgPutTotalTodayNow", Long.toString(stats.putTodayNow()));
+        info.put("msgGetTotalYesterdayMorning", Long.toString(stats.gotYesterdayMorning()));
+        info.put("msgGetTotalTodayMorning", Long.toString(stats.gotTodayMorning()));
+        info.put("msgGetTotalTodayNow", Long.toString(stats.gotTodayNow()));
+        info.put("putTps", stats.putTps());
+        info.put("getTransferredTps", stats.gotTps());
+
+        long minOffset = store.getMinPhyOffset();
+        long maxOffset = store.getMaxPhyOffset();
+        info.put("commitLogMinOffset", Long.toString(minOffset));
+        info.put("commitLogMaxOffset", Long.toString(maxOffset));
+        info.put("dispatchBehindBytes", Long.toString(store.dispatchBehindBytes()));
+        info.put("pageCacheLockTimeMills", Long.toString(store.commitLog().putLockHeldMs()));
+        info.put("earliestMessageTimeStamp", Long.toString(earliestMessageTime(minOffset, maxOffset)));
+        info.put("startAcceptSendRequestTimeStamp", "0");
+        info.put("remainHowManyDataToFlush", humanReadable(Math.max(0, maxOffset - store.commitLog().flushedOffset())));
+
+        info.put("timerReadBehind", "0");
+        info.put("timerOffsetBehind", "0");
+        info.put("timerCongestNum", "0");
+        info.put("timerEnqueueTps", "0.0");
+        info.put("timerDequeueTps", "0.0");
+
+        diskUsage(info);
+        for (ExecutorQueue queue : queues) {
+            int size = queue.size().getAsInt();
+            info.put(queue.name() + "ThreadPoolQueueSize", Integer.toString(size));
+            info.put(queue.name() + "ThreadPoolQueueCapacity", Integer.toString(queue.capacity()));
+            if (size == 0) {
+                // how long the oldest queued request has waited: known only when nothing waits
+                info.put(queue.name() + "ThreadPoolQueueHeadWaitTimeMills", "0");
+            }
+        }
+        return info;
+    }
+
+    /** Store time of the oldest message in the CommitLog, -1 when it is empty (RocketMQ's value). */
+    private long earliestMessageTime(long minOffset, long maxOffset) {
+        if (maxOffset <= minOffset) {
+            return -1;
+        }
+        StoredMessage first = store.lookMessageByOffset(minOffset);
+        return first == null ? -1 : first.storeTimestamp();
+    }
+
+    private void diskUsage(Map<String, String> info) {
+        try {
+            FileStore disk = Files.getFileStore(storePathRootDir);
+            long total = disk.getTotalSpace();
+            long free = disk.getUsableSpace();
+            double ratio = total <= 0 ? 0 : (double) (total - free) / total;
+            String ratioText = Double.toString(ratio);
+            info.put("commitLogDiskRatio", ratioText);
+            info.put("consumeQueueDiskRatio", ratioText);
+            info.put("commitLogDirCapacity", "Total : " + humanReadable(total) + ", Free : " + humanReadable(free) + ".");
+        } catch (IOException e) {
+            info.put("commitLogDirCapacity", "unknown: " + e.getMessage());
+        }
+    }
+
+    /** RocketMQ's {@code "[ d days, h hours, m minutes, s seconds ]"}. */
+    static String runtime(long elapsedMs) {
+        Duration d = Duration.ofMillis(Math.max(0, elapsedMs));
+        return "[ " + d.toDays() + " days, " + d.toHoursPart() + " hours, " + d.toMinutesPart() + " minutes, "
+            + d.toSecondsPart() + " seconds ]";
+    }
+
+    /** RocketMQ's {@code MixAll.humanReadableByteCount(bytes, false)}: binary units, one decimal. */
+    static String humanReadable(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        int exp = (int) (Math.log(bytes) / Math.log(1024));
+        return String.format(Locale.ROOT, "%.1f %siB", bytes / Math.pow(1024, exp), "KMGTPE".charAt(exp - 1));
+    }
+}

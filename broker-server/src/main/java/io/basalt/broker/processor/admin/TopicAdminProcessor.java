@@ -1,0 +1,206 @@
+package io.basalt.broker.processor.admin;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.protocol.DataVersion;
+import io.basalt.broker.protocol.Json;
+import io.basalt.broker.protocol.MessageQueue;
+import io.basalt.broker.protocol.TopicConfigSerializeWrapper;
+import io.basalt.broker.protocol.TopicOffset;
+import io.basalt.broker.protocol.TopicStatsTable;
+import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.broker.topic.TopicValidator;
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.store.MessageStore;
+import java.io.IOException;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Topic administration as RocketMQ's {@code AdminBrokerProcessor} does it: UPDATE_AND_CREATE_TOPIC,
+ * DELETE_TOPIC_IN_BROKER, GET_ALL_TOPIC_CONFIG, GET_TOPIC_CONFIG and GET_TOPIC_STATS_INFO (per queue:
+ * min and max logical offsets and the store time of the last message). Safe for concurrent calls.
+ */
+public final class TopicAdminProcessor implements RequestProcessor {
+    private static final Logger log = LoggerFactory.getLogger(TopicAdminProcessor.class);
+
+    private final String brokerName;
+    private final TopicConfigManager topics;
+    private final ConsumerOffsetManager offsets;
+    private final MessageStore store;
+
+    public TopicAdminProcessor(String brokerName, TopicConfigManager topics, ConsumerOffsetManager offsets,
+        MessageStore store) {
+        this.brokerName = brokerName;
+        this.topics = topics;
+        this.offsets = offsets;
+        this.store = store;
+    }
+
+    @Override
+    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
+        AdminFields fields = new AdminFields(request);
+        RemotingCommand response;
+        try {
+            response = switch (request.code()) {
+                case RequestCode.UPDATE_AND_CREATE_TOPIC -> updateAndCreateTopic(fields, context);
+                case RequestCode.DELETE_TOPIC_IN_BROKER -> deleteTopic(fields, context);
+                case RequestCode.GET_ALL_TOPIC_CONFIG -> allTopicConfig();
+                case RequestCode.GET_TOPIC_CONFIG -> topicConfig(fields.requireString("topic"));
+                case RequestCode.GET_TOPIC_STATS_INFO -> topicStats(fields.requireString("topic"));
+                default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                    "request type " + request.code() + " not supported");
+            };
+        } catch (AdminFields.BadRequestException e) {
+            response = AdminFields.badRequest(e);
+        } catch (IOException e) {
+            log.error("persisting topics.json failed: {}", e.toString());
+            response = RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "persisting topics.json failed: " + e.getMessage());
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    /** RocketMQ's system topics: the template topic, the ones clients may not send to, and {@code rmq_sys_*}. */
+    static boolean isSystemTopic(String topic) {
+        return TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC.equals(topic) || TopicValidator.isNotAllowedSendTopic(topic)
+            || topic.startsWith("rmq_sys_");
+    }
+
+    private RemotingCommand updateAndCreateTopic(AdminFields fields, RequestContext context)
+        throws AdminFields.BadRequestException, IOException {
+        String topic = fields.string("topic");
+        String invalid = TopicValidator.invalidReason(topic);
+        if (invalid != null) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, invalid);
+        }
+        if (isSystemTopic(topic)) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "The topic[" + topic + "] is conflict with system topic.");
+        }
+        int readQueueNums = fields.requireInt("readQueueNums");
+        int writeQueueNums = fields.requireInt("writeQueueNums");
+        if (readQueueNums <= 0 || writeQueueNums <= 0) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "readQueueNums (" + readQueueNums
+                + ") and writeQueueNums (" + writeQueueNums + ") of topic[" + topic + "] must be positive");
+        }
+        int perm = fields.requireInt("perm");
+        if (perm < 0 || perm > 15) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "perm " + perm + " of topic[" + topic + "] is not a permission");
+        }
+        String filterType = fields.string("topicFilterType");
+        if (filterType == null) {
+            filterType = "SINGLE_TAG";
+        } else if (!filterType.equals("SINGLE_TAG") && !filterType.equals("MULTI_TAG")) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "unknown topicFilterType " + filterType);
+        }
+        TopicConfig existing = topics.get(topic);
+        Map<String, String> attributes;
+        try {
+            attributes = TopicAttributes.alter(existing == null ? Map.of() : existing.attributes(), fields.string("attributes"));
+        } catch (IllegalArgumentException e) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, e.getMessage());
+        }
+        TopicConfig config = new TopicConfig(topic, readQueueNums, writeQueueNums, perm, filterType,
+            fields.intValue("topicSysFlag", 0), fields.bool("order", false), attributes);
+        topics.createOrUpdate(config);
+        log.info("topic {} {} by {}", topic, existing == null ? "created" : "updated", context.remoteAddress());
+        return RemotingCommand.response(ResponseCode.SUCCESS, null);
+    }
+
+    private RemotingCommand deleteTopic(AdminFields fields, RequestContext context) throws IOException {
+        String topic = fields.string("topic");
+        if (topic == null) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "The specified topic is blank.");
+        }
+        if (isSystemTopic(topic)) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "The topic[" + topic + "] is conflict with system topic.");
+        }
+        if (topics.delete(topic)) {
+            offsets.removeTopic(topic);
+            log.info("topic {} deleted by {}", topic, context.remoteAddress());
+        }
+        return RemotingCommand.response(ResponseCode.SUCCESS, null);
+    }
+
+    private RemotingCommand allTopicConfig() {
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        response.setBody(topicTable(topics).encode());
+        return response;
+    }
+
+    /** The topic table as RocketMQ sends it (GET_ALL_TOPIC_CONFIG, REGISTER_BROKER): sorted by name, with its version. */
+    public static TopicConfigSerializeWrapper topicTable(TopicConfigManager topics) {
+        Map<String, TopicConfig> table = new LinkedHashMap<>();
+        topics.all().stream().sorted(Comparator.comparing(TopicConfig::topicName))
+            .forEach(config -> table.put(config.topicName(), config));
+        ObjectNode version = topics.dataVersion();
+        return new TopicConfigSerializeWrapper(table, new DataVersion(version.path("stateVersion").asLong(0),
+            version.path("timestamp").asLong(0), version.path("counter").asLong(0)));
+    }
+
+    private RemotingCommand topicConfig(String topic) {
+        TopicConfig config = topics.get(topic);
+        if (config == null) {
+            return RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST, "No topic in this broker. topic: " + topic);
+        }
+        // RocketMQ's TopicConfigAndQueueMapping: the config, and no static-topic mapping
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        response.setBody(Json.encode(TopicConfigSerializeWrapper.toJson(config)));
+        return response;
+    }
+
+    private RemotingCommand topicStats(String topic) {
+        TopicConfig config = topics.get(topic);
+        if (config == null) {
+            return RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST, "topic[" + topic + "] not exist");
+        }
+        Map<MessageQueue, TopicOffset> table = new LinkedHashMap<>();
+        for (int queueId = 0; queueId < config.writeQueueNums(); queueId++) {
+            long min = Math.max(0, store.getMinOffsetInQueue(topic, queueId));
+            long max = Math.max(0, store.getMaxOffsetInQueue(topic, queueId));
+            long lastUpdate = max > 0 ? Math.max(0, store.getMessageStoreTimeStamp(topic, queueId, max - 1)) : 0;
+            table.put(new MessageQueue(topic, brokerName, queueId), new TopicOffset(min, max, lastUpdate));
+        }
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        response.setBody(new TopicStatsTable(table).encode());
+        return response;
+    }
+
+    /** The attribute map of a topic after an update's {@code +key=value,-key} list (RocketMQ's AttributeParser). */
+    static final class TopicAttributes {
+        private TopicAttributes() {
+        }
+
+        static Map<String, String> alter(Map<String, String> current, String changes) {
+            Map<String, String> result = new HashMap<>(current);
+            if (changes == null || changes.isBlank()) {
+                return result;
+            }
+            for (String item : changes.split(",")) {
+                String change = item.trim();
+                if (change.length() < 2 || (change.charAt(0) != '+' && change.charAt(0) != '-')) {
+                    throw new IllegalArgumentException("attribute '" + change + "' must start with + or -");
+                }
+                if (change.charAt(0) == '-') {
+                    result.remove(change.substring(1));
+                    continue;
+                }
+                int eq = change.indexOf('=');
+                if (eq <= 1 || eq == change.length() - 1) {
+                    throw new IllegalArgumentException("attribute '" + change + "' must read +key=value");
+                }
+                result.put(change.substring(1, eq), change.substring(eq + 1));
+            }
+            return result;
+        }
+    }
+}
