@@ -241,9 +241,10 @@ public final class BrokerController {
         store.start();
         pullHold.start();
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
-        scheduler.scheduleAtFixedRate(this::persistOffsets, offsetPeriod, offsetPeriod, TimeUnit.MILLISECONDS);
-        scheduler.scheduleAtFixedRate(clients::scanExpired, 10, 10, TimeUnit.SECONDS);
-        scheduler.scheduleAtFixedRate(runtimeStats::doWork, 0, 1, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriod,
+            offsetPeriod, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
         remotingServer.start();
         startNameServerRegistration();
         log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
@@ -293,28 +294,52 @@ public final class BrokerController {
         log.info("broker shutting down");
         if (registrar != null) {
             // first, so that the NameServers stop routing clients here
-            registrar.shutdown();
+            step("unregistering from the NameServers", registrar::shutdown);
         }
-        pullHold.shutdown();
-        remotingServer.shutdown();
+        step("answering held pulls", pullHold::shutdown);
+        step("stopping the remoting server", remotingServer::shutdown);
         for (RequestExecutor e : executors) {
-            try {
-                if (!e.shutdown(10_000)) {
-                    log.warn("executor {} still busy after 10 s", e.name());
+            step("stopping executor " + e.name(), () -> {
+                try {
+                    if (!e.shutdown(10_000)) {
+                        log.warn("executor {} still busy after 10 s", e.name());
+                    }
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
                 }
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
+            });
         }
         scheduler.shutdownNow();
         persistOffsets();
-        try {
-            topics.persist();
-        } catch (IOException e) {
-            log.error("persisting topics failed: {}", e.toString());
-        }
-        store.shutdown();
+        step("persisting topics", () -> {
+            try {
+                topics.persist();
+            } catch (IOException e) {
+                log.error("persisting topics failed: {}", e.toString());
+            }
+        });
+        step("shutting the store down", store::shutdown);
         log.info("broker shut down");
+    }
+
+    /** A periodic task that logs a failure instead of silently cancelling its schedule. */
+    private static Runnable periodic(String what, Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("periodic task failed: {}", what, e);
+            }
+        };
+    }
+
+    /** Runs one shutdown step; a failure is logged and the next steps still run. */
+    private static void step(String what, Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            log.error("shutdown: {} failed", what, e);
+        }
     }
 
     public BrokerConfiguration configuration() {
