@@ -16,6 +16,7 @@ import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.apache.rocketmq.remoting.protocol.RemotingSerializable;
@@ -173,7 +174,7 @@ class AdminProcessorsTest {
 
     @Test
     void runtimeInfoOfAnEmptyBroker() throws Exception {
-        BrokerRuntimeStats stats = BrokerRuntimeStats.fromQueues(topics, offsets, store);
+        BrokerRuntimeStats stats = new BrokerRuntimeStats(() -> 0, () -> 0, System::currentTimeMillis, ZoneOffset.UTC);
         stats.doWork();
         BrokerRuntimeInfoProcessor processor = new BrokerRuntimeInfoProcessor(store, stats, dir, true,
             List.of(new BrokerRuntimeInfoProcessor.ExecutorQueue("send", () -> 3, 10_000)));
