@@ -151,7 +151,7 @@ class CommitLogCrashTest extends LeakCheck {
         }
         assertTrue(boundaries.contains(end) || end == live.end(), "crash " + index + ": end " + end
             + " is not a record boundary of the live log");
-        assertTrue(StoreFiles.samePrefix(dir.resolve("live").resolve("commitlog"), commitLogDir, FILE_SIZE, end),
+        assertTrue(StoreFiles.samePrefix(live, dir.resolve("live").resolve("commitlog"), commitLogDir, FILE_SIZE, end),
             "crash " + index + ": recovered bytes differ from the live log");
         StoreFiles.Contents after = StoreFiles.read(commitLogDir, FILE_SIZE);
         assertEquals(end, after.end(), "crash " + index + ": recovery left readable bytes beyond its end");
