@@ -162,6 +162,8 @@ class AdminTest {
 
             ConsumerConnection connection = admin.examineConsumerConnectionInfo("cg-admin-consume");
             assertEquals(1, connection.getConnectionSet().size());
+            assertTrue(connection.getConnectionSet().iterator().next().getClientAddr().matches("127\\.0\\.0\\.1:\\d+"),
+                connection.getConnectionSet().iterator().next().getClientAddr());
             assertNotNull(connection.getSubscriptionTable().get("AdminConsume"));
             assertTrue(admin.queryTopicConsumeByWho("AdminConsume").getGroupList().contains("cg-admin-consume"));
 

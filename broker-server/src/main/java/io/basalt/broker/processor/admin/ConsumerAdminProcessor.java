@@ -20,6 +20,7 @@ import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
+import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -133,7 +134,7 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
         String consumeFromWhere = null;
         for (ConsumerGroupInfo.Member member : info.members()) {
             // the client's language and version are not kept; fastjson leaves them at null and 0
-            connections.add(new Connection(member.clientId(), member.remoteAddress(), null, 0));
+            connections.add(new Connection(member.clientId(), clientAddr(member), null, 0));
             consumeType = member.consumeType();
             messageModel = member.messageModel();
             consumeFromWhere = member.consumeFromWhere();
@@ -181,6 +182,16 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
                 String.format("invoke consumer <%s> <%s> Exception: %s", group, clientId, cause));
         });
+    }
+
+    /** RocketMQ's {@code RemotingHelper.parseChannelRemoteAddr} form: {@code 127.0.0.1:50000}. */
+    static String clientAddr(ConsumerGroupInfo.Member member) {
+        if (member.connection() != null && member.connection().remoteAddress() instanceof InetSocketAddress address
+            && address.getAddress() != null) {
+            return address.getAddress().getHostAddress() + ":" + address.getPort();
+        }
+        String text = member.remoteAddress();
+        return text == null ? null : text.substring(text.lastIndexOf('/') + 1);
     }
 
     private RemotingCommand consumedBy(String topic) {
