@@ -144,6 +144,13 @@ class AdminProcessorsTest {
         assertEquals(ResponseCode.CONSUMER_NOT_ONLINE, connections.code());
         assertEquals("the consumer group[cg] not online", connections.remark());
 
+        RemotingCommand running = call(consumerAdmin, RequestCode.GET_CONSUMER_RUNNING_INFO,
+            Map.of("consumerGroup", "cg", "clientId", "client-1"));
+        assertEquals(ResponseCode.SYSTEM_ERROR, running.code());
+        assertEquals("The Consumer <cg> <client-1> not online", running.remark());
+        assertEquals(ResponseCode.SYSTEM_ERROR,
+            call(consumerAdmin, RequestCode.CONSUME_MESSAGE_DIRECTLY, Map.of("consumerGroup", "cg")).code());
+
         offsets.commitOffset("127.0.0.1", "cg", "TBW102", 1, 0);
         var groups = RemotingSerializable.decode(
             call(consumerAdmin, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, Map.of("topic", "TBW102")).body(),
