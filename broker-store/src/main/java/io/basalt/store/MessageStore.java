@@ -484,6 +484,29 @@ public final class MessageStore implements AutoCloseable {
         next.start();
     }
 
+    /**
+     * A slave becoming master: dispatches everything replicated so far, then sets the CommitLog's
+     * queue-offset counters from the ConsumeQueues (on a slave the dispatcher, not the put path,
+     * advanced them), so the first own put continues each queue where the replicated log ended.
+     */
+    public synchronized void alignQueueOffsetsWithLog() {
+        if (state != State.RUNNING) {
+            throw new IllegalStateException("MessageStore not running, state " + state);
+        }
+        ReputMessageService old = reput;
+        old.shutdown();
+        while (old.alarm() == null && old.doWork() > 0) {
+            // the queues must hold every replicated record before the counters are read
+        }
+        for (ConsumeQueue q : queues.allQueues()) {
+            commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
+        }
+        ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
+                old.reputFromOffset(), options.reputIdleWaitMs());
+        reput = next;
+        next.start();
+    }
+
     // ---- state --------------------------------------------------------------------------------------
 
     public long getMinPhyOffset() {
