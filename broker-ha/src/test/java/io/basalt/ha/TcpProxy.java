@@ -133,13 +133,18 @@ final class TcpProxy implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() throws IOException {
         closed = true;
         closeQuietly(server);
         cut();
         resume();
         for (Thread t : threads) {
-            t.join(5000);
+            try {
+                t.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
