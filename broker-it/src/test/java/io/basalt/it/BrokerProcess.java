@@ -112,9 +112,11 @@ final class BrokerProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xms128m", "-Xmx256m", "-XX:MaxDirectMemorySize=256m", "-XX:+UseSerialGC",
-            "-Dlogback.configurationFile=" + BASALT_HOME.resolve("conf/logback.xml"),
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        // Tests keep the broker small; the benchmark passes bin/mqbroker's defaults through basalt.broker.jvm.
+        cmd.addAll(List.of(System.getProperty("basalt.broker.jvm",
+            "-Xms128m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC").trim().split("\\s+")));
+        cmd.addAll(List.of("-Dlogback.configurationFile=" + BASALT_HOME.resolve("conf/logback.xml"),
             "-cp", jar + File.pathSeparator + target.resolve("lib") + File.separator + "*",
             "io.basalt.broker.BrokerStartup"));
         cmd.addAll(List.of(args));

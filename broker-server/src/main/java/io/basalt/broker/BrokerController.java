@@ -3,6 +3,7 @@ package io.basalt.broker;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -18,6 +19,13 @@ import io.basalt.broker.config.StoreSettings;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.BrokerContext;
+import io.basalt.broker.processor.BrokerCounters;
+import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
+import io.basalt.broker.processor.admin.BrokerRuntimeStats;
+import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
+import io.basalt.broker.processor.admin.NameServerTopicProcessor;
+import io.basalt.broker.processor.admin.QueryMessageProcessor;
+import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
 import io.basalt.broker.processor.PullMessageProcessor;
@@ -60,6 +68,8 @@ public final class BrokerController {
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private final BrokerContext context;
+    private final BrokerCounters counters = new BrokerCounters();
+    private final BrokerRuntimeStats runtimeStats;
     private boolean started;
     private boolean shutdown;
 
@@ -83,7 +93,9 @@ public final class BrokerController {
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
             broker.brokerRole().isMaster(), store, topics, offsets, clients,
-            new QueueLockManager(60_000, System::currentTimeMillis), pullHold);
+            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters);
+        this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
+            System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "BrokerControllerScheduledThread");
             t.setDaemon(true);
@@ -159,6 +171,7 @@ public final class BrokerController {
         RequestExecutor clientManage = executor("ClientManageThread_", 4, 10_000, 0);
         RequestExecutor consumerManage = executor("ConsumerManageThread_", 4, 10_000, 0);
         RequestExecutor route = executor("RouteThread_", 2, 10_000, 0);
+        RequestExecutor admin = executor("AdminBrokerThread_", 2, 10_000, 0);
 
         SendMessageProcessor sendProcessor = new SendMessageProcessor(context);
         register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
@@ -172,6 +185,20 @@ public final class BrokerController {
             RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
         register(route, new RouteProcessor(context), RequestCode.GET_ROUTEINFO_BY_TOPIC,
             RequestCode.GET_BROKER_CLUSTER_INFO);
+        register(route, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
+            RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
+            RequestCode.DELETE_TOPIC_IN_NAMESRV);
+        register(admin, new TopicAdminProcessor(broker.brokerName(), topics, offsets, store, () -> { }),
+            RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
+            RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
+        register(admin, new ConsumerAdminProcessor(broker.brokerName(), topics, offsets, clients, store),
+            RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO);
+        register(admin, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
+        register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
+            broker.brokerRole().isMaster(), List.of(
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()))),
+            RequestCode.GET_BROKER_RUNTIME_INFO);
     }
 
     private RequestExecutor executor(String prefix, int threads, int capacity, long maxQueueWaitMs) {
@@ -198,6 +225,7 @@ public final class BrokerController {
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(this::persistOffsets, offsetPeriod, offsetPeriod, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(clients::scanExpired, 10, 10, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(runtimeStats::doWork, 1, 1, TimeUnit.SECONDS);
         remotingServer.start();
         log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
             configuration.broker().brokerClusterName(), remotingServer.localPort(),

@@ -20,5 +20,5 @@ import io.basalt.store.MessageStore;
 public record BrokerContext(RouteBodies.BrokerIdentity identity, InetSocketAddress storeHost, int maxMessageSize,
                             boolean writable, MessageStore store, TopicConfigManager topics,
                             ConsumerOffsetManager offsets, ClientManager clients, QueueLockManager locks,
-                            PullRequestHoldService pullHold) {
+                            PullRequestHoldService pullHold, BrokerCounters counters) {
 }

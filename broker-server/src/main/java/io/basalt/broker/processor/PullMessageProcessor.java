@@ -111,6 +111,9 @@ public final class PullMessageProcessor implements RequestProcessor {
                     }
                 }
             }
+            if (result.status() == GetMessageStatus.FOUND) {
+                broker.counters().got(result.messageCount());
+            }
             return respond(result, offset);
         }
     }

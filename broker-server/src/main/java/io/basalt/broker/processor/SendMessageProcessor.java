@@ -215,6 +215,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         if (!status.isStored()) {
             return RemotingCommand.response(code, refusalRemark(status));
         }
+        broker.counters().put(messages.size());
         RemotingCommand response = RemotingCommand.response(code, storedRemark(status));
         StringJoiner msgIds = new StringJoiner(",");
         for (BrokerMessage m : messages) {

@@ -67,7 +67,7 @@ public final class TopicConfigManager {
             changed = true;
         }
         if (changed) {
-            persist();
+            changed();
         }
     }
 

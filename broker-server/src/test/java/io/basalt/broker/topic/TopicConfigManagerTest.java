@@ -1,0 +1,67 @@
+package io.basalt.broker.topic;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TopicConfigManagerTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void autoCreationInheritsFromTbw102WithTheSmallerQueueCount() throws IOException {
+        TopicConfigManager m = TopicConfigManager.open(dir, true, 8);
+        TopicConfig tbw = m.get("TBW102");
+        assertEquals(Perm.READ | Perm.WRITE | Perm.INHERIT, tbw.perm());
+        TopicConfig created = m.createTopicInSendMessageMethod("T", "TBW102", "peer", 4, 0).orElseThrow();
+        assertEquals(4, created.writeQueueNums());
+        assertEquals(Perm.READ | Perm.WRITE, created.perm());
+        TopicConfig bigger = m.createTopicInSendMessageMethod("U", "TBW102", "peer", 64, 0).orElseThrow();
+        assertEquals(8, bigger.readQueueNums());
+    }
+
+    @Test
+    void noAutoCreationWhenDisabled() throws IOException {
+        TopicConfigManager m = TopicConfigManager.open(dir, false, 8);
+        assertNull(m.get("TBW102"));
+        assertTrue(m.createTopicInSendMessageMethod("T", "TBW102", "peer", 4, 0).isEmpty());
+    }
+
+    @Test
+    void topicsPersistInRocketMqsLayoutAndReload() throws IOException {
+        TopicConfigManager m = TopicConfigManager.open(dir, true, 8);
+        m.createOrUpdate(TopicConfig.of("Orders", 16, Perm.READ | Perm.WRITE));
+        String json = Files.readString(dir.resolve("topics.json"));
+        assertTrue(json.contains("\"topicConfigTable\"") && json.contains("\"dataVersion\""), json);
+        TopicConfigManager reopened = TopicConfigManager.open(dir, true, 8);
+        assertEquals(16, reopened.get("Orders").writeQueueNums());
+        assertNotNull(reopened.get("TBW102"));
+    }
+
+    @Test
+    void readsATopicsJsonWrittenByRocketMq() throws IOException {
+        Files.writeString(dir.resolve("topics.json"), "{\n\t\"dataVersion\":{\"counter\":3,\"stateVersion\":0,"
+            + "\"timestamp\":1700000000000},\n\t\"topicConfigTable\":{\n\t\t\"TopicTest\":{\"attributes\":{},\"order\":false,"
+            + "\"perm\":6,\"readQueueNums\":4,\"topicFilterType\":\"SINGLE_TAG\",\"topicName\":\"TopicTest\","
+            + "\"topicSysFlag\":0,\"writeQueueNums\":4}\n\t}\n}");
+        TopicConfigManager m = TopicConfigManager.open(dir, true, 8);
+        assertEquals(4, m.get("TopicTest").readQueueNums());
+        assertEquals(3 + 1, m.dataVersion().path("counter").asLong(), "adding TBW102 is a change");
+    }
+
+    @Test
+    void validatorNamesTheProblem() {
+        assertTrue(TopicValidator.invalidReason("a b").contains("illegal characters"));
+        assertTrue(TopicValidator.invalidReason("x".repeat(128)).contains("longer than"));
+        assertNull(TopicValidator.invalidReason("%RETRY%group-1|x_y"));
+        assertTrue(TopicValidator.isNotAllowedSendTopic("SCHEDULE_TOPIC_XXXX"));
+    }
+}
