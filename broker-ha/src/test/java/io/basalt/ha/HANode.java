@@ -37,7 +37,11 @@ final class HANode implements AutoCloseable {
     }
 
     static HANode open(Path root, FlushDiskType flush) throws IOException {
-        StoreConfig config = StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(FILE_SIZE)
+        return open(root, flush, FILE_SIZE);
+    }
+
+    static HANode open(Path root, FlushDiskType flush, int fileSize) throws IOException {
+        StoreConfig config = StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(fileSize)
             .mappedFileSizeConsumeQueue(6000 * 20).flushDiskType(flush).warmMapedFileEnable(false)
             .flushIntervalCommitLog(10).build();
         MessageStore store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(1000, 8000));
