@@ -55,13 +55,13 @@ final class HANode implements AutoCloseable {
     }
 
     HANode asMaster(HAConfig config, boolean sync) throws IOException {
-        master = new HAService(store, epochs, config, sync);
+        master = new HAService(store, epochs, config, new Peer(0, "127.0.0.1:10911"), sync);
         master.start();
         return this;
     }
 
     HANode asSlave(HAConfig config, InetSocketAddress masterAddress) {
-        slave = new HAClient(store, epochs, config, masterAddress);
+        slave = new HAClient(store, epochs, config, new Peer(1, "127.0.0.1:10921"), masterAddress);
         slave.start();
         return this;
     }
