@@ -23,6 +23,7 @@ import io.basalt.broker.processor.BrokerContext;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
+import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
 import io.basalt.broker.processor.BrokerCounters;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
@@ -102,7 +103,8 @@ public final class BrokerController {
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
             replication::acceptsWrites, store, topics, offsets, clients,
-            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters);
+            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters, replication::brokerAddrs,
+            replication::slaveToSuggest);
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -140,8 +142,10 @@ public final class BrokerController {
             ha.haHousekeepingInterval(), ha.haTransferBatchSize(), ha.slaveTimeout(), HA_RECONNECT_INTERVAL_MS, true);
         InetSocketAddress masterAddress = ha.haMasterAddress()
             .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
-        return new Replication(store, EpochFile.open(configuration.store().storePathRootDir()), config,
-            Replication.Role.valueOf(configuration.broker().brokerRole().name()), masterAddress);
+        BrokerConfig broker = configuration.broker();
+        Peer self = new Peer(broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
+        return new Replication(store, EpochFile.open(configuration.store().storePathRootDir()), config, self,
+            Replication.Role.valueOf(broker.brokerRole().name()), masterAddress);
     }
 
     /** The store's view of the broker.conf store keys. */
