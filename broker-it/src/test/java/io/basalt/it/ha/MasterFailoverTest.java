@@ -25,6 +25,10 @@ import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.remoting.netty.NettyClientConfig;
 import org.apache.rocketmq.remoting.netty.NettyRemotingClient;
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
+import org.apache.rocketmq.remoting.protocol.RequestCode;
+import org.apache.rocketmq.remoting.protocol.ResponseCode;
+import org.apache.rocketmq.remoting.protocol.header.SendMessageRequestHeader;
+import org.apache.rocketmq.remoting.protocol.header.SendMessageRequestHeaderV2;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,8 +65,20 @@ class MasterFailoverTest {
             try {
                 admin.createAndUpdateTopicConfig(master.address(), new TopicConfig(TOPIC, 4, 4, 6));
                 admin.createAndUpdateTopicConfig(slave.address(), new TopicConfig(TOPIC, 4, 4, 6));
+                // once the slave streams, the route lists the group: master as 0, slave as 1
+                await().atMost(ofSeconds(30)).until(() ->
+                    admin.examineTopicRouteInfo(TOPIC).getBrokerDatas().get(0).getBrokerAddrs()
+                        .equals(Map.of(0L, master.address(), 1L, slave.address())));
             } finally {
                 admin.shutdown();
+            }
+            NettyRemotingClient remoting = new NettyRemotingClient(new NettyClientConfig());
+            remoting.start();
+            try {
+                RemotingCommand refused = remoting.invokeSync(slave.address(), rawSend(TOPIC), 10_000);
+                assertEquals(ResponseCode.SERVICE_NOT_AVAILABLE, refused.getCode(), "a slave refuses sends");
+            } finally {
+                remoting.shutdown();
             }
 
             DefaultMQProducer producer = Clients.producer(master, "pg-failover");
@@ -127,7 +143,7 @@ class MasterFailoverTest {
                 + missing.stream().limit(5).toList());
 
             // promotion: the slave becomes master under epoch 2 and takes sends
-            NettyRemotingClient remoting = new NettyRemotingClient(new NettyClientConfig());
+            remoting = new NettyRemotingClient(new NettyClientConfig());
             remoting.start();
             try {
                 RemotingCommand promote = RemotingCommand.createRequestCommand(PROMOTE_TO_MASTER, null);
@@ -147,5 +163,23 @@ class MasterFailoverTest {
                 after.shutdown();
             }
         }
+    }
+
+    private static RemotingCommand rawSend(String topic) throws Exception {
+        SendMessageRequestHeader h = new SendMessageRequestHeader();
+        h.setProducerGroup("pg-raw");
+        h.setTopic(topic);
+        h.setDefaultTopic("TBW102");
+        h.setDefaultTopicQueueNums(4);
+        h.setQueueId(0);
+        h.setSysFlag(0);
+        h.setBornTimestamp(System.currentTimeMillis());
+        h.setFlag(0);
+        h.setProperties("UNIQ_KEY\u0001" + Long.toHexString(System.nanoTime()) + "\u0002");
+        h.setReconsumeTimes(0);
+        RemotingCommand request = RemotingCommand.createRequestCommand(RequestCode.SEND_MESSAGE_V2,
+            SendMessageRequestHeaderV2.createSendMessageRequestHeaderV2(h));
+        request.setBody("to-slave".getBytes(StandardCharsets.UTF_8));
+        return request;
     }
 }
