@@ -230,7 +230,7 @@ public final class HAService {
 
     void onAck() {
         if (groupTransfer != null) {
-            groupTransfer.wakeup();
+            groupTransfer.onAck();
         }
     }
 
