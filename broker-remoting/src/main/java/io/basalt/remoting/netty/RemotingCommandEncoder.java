@@ -23,6 +23,18 @@ final class RemotingCommandEncoder extends MessageToMessageEncoder<RemotingComma
     @Override
     protected void encode(ChannelHandlerContext ctx, RemotingCommand cmd, List<Object> out) {
         byte[] prefix = cmd.encodeFramePrefix();
+        java.nio.ByteBuffer[] slices = cmd.bodySlices();
+        if (slices != null) {
+            // Zero copy: the slices (mapped file views) are wrapped, not copied; the command's owner
+            // releases them once the write completed.
+            java.nio.ByteBuffer[] parts = new java.nio.ByteBuffer[slices.length + 1];
+            parts[0] = java.nio.ByteBuffer.wrap(prefix);
+            for (int i = 0; i < slices.length; i++) {
+                parts[i + 1] = slices[i].duplicate();
+            }
+            out.add(Unpooled.wrappedBuffer(parts));
+            return;
+        }
         byte[] body = cmd.body();
         out.add(body == null || body.length == 0 ? Unpooled.wrappedBuffer(prefix) : Unpooled.wrappedBuffer(prefix, body));
     }

@@ -69,6 +69,15 @@ public final class RequestExecutor {
         }
     }
 
+    Runnable peekQueued() {
+        return pool.getQueue().peek();
+    }
+
+    /** Takes a queued task back out; false when a thread took it first. */
+    boolean removeQueued(Runnable task) {
+        return pool.remove(task);
+    }
+
     public int queueSize() {
         return pool.getQueue().size();
     }

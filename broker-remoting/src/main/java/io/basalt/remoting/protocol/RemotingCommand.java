@@ -36,6 +36,8 @@ public final class RemotingCommand {
     private HashMap<String, String> extFields;
     private CommandHeader header;
     private byte[] body;
+    private ByteBuffer[] bodySlices;
+    private Runnable bodyRelease;
     private SerializeType serializeType = SerializeType.JSON;
 
     RemotingCommand(int code, LanguageCode language, int version, int opaque, int flag, String remark,
@@ -175,7 +177,40 @@ public final class RemotingCommand {
     }
 
     public int bodyLength() {
+        if (bodySlices != null) {
+            int length = 0;
+            for (ByteBuffer slice : bodySlices) {
+                length += slice.remaining();
+            }
+            return length;
+        }
         return body == null ? 0 : body.length;
+    }
+
+    /**
+     * Makes the body the concatenation of {@code slices} (e.g. read-only views of mapped CommitLog files),
+     * written to the connection as they are, without a copy onto the heap. {@code release} runs exactly once,
+     * after the write finished or failed, or when the command is not written at all; the slices must stay
+     * valid until then. Replaces a byte-array body.
+     */
+    public void setBodySlices(ByteBuffer[] slices, Runnable release) {
+        this.body = null;
+        this.bodySlices = slices;
+        this.bodyRelease = release;
+    }
+
+    /** The body given as slices, or null. */
+    public ByteBuffer[] bodySlices() {
+        return bodySlices;
+    }
+
+    /** Runs the slices' release (once); the server calls it when the response is done with. */
+    public void releaseBody() {
+        Runnable release = bodyRelease;
+        bodyRelease = null;
+        if (release != null) {
+            release.run();
+        }
     }
 
     public SerializeType serializeType() {
@@ -215,6 +250,13 @@ public final class RemotingCommand {
     /** Encodes the whole frame, body included, into one array. */
     public byte[] encode() {
         byte[] prefix = encodeFramePrefix();
+        if (bodySlices != null) {
+            ByteBuffer frame = ByteBuffer.allocate(prefix.length + bodyLength()).put(prefix);
+            for (ByteBuffer slice : bodySlices) {
+                frame.put(slice.duplicate());
+            }
+            return frame.array();
+        }
         if (body == null) {
             return prefix;
         }

@@ -15,7 +15,6 @@ import io.basalt.remoting.protocol.RemotingCommandException;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.GetMessageResult;
 import io.basalt.store.GetMessageStatus;
-import io.basalt.store.mappedfile.SelectedBuffer;
 
 /**
  * PULL_MESSAGE (push consumer) and LITE_PULL_MESSAGE (lite pull consumer): RocketMQ's checks and
@@ -98,8 +97,10 @@ public final class PullMessageProcessor implements RequestProcessor {
         }
         long offset = h.getQueueOffset();
         SubscriptionData filter = subscription;
-        try (GetMessageResult result = broker.store().getMessage(h.getConsumerGroup(), topic, queueId, offset,
-            Math.max(1, h.getMaxMsgNums()), filter::matchesTagsCode)) {
+        GetMessageResult result = broker.store().getMessage(h.getConsumerGroup(), topic, queueId, offset,
+            Math.max(1, h.getMaxMsgNums()), filter::matchesTagsCode);
+        boolean handedOver = false;
+        try {
             if (code(result.status(), offset) == ResponseCode.PULL_NOT_FOUND) {
                 if (suspendAllowed && (sysFlag & FLAG_SUSPEND) != 0) {
                     long timeout = Math.min(Math.max(0, h.getSuspendTimeoutMillis()), maxSuspendMs);
@@ -114,7 +115,13 @@ public final class PullMessageProcessor implements RequestProcessor {
             if (result.status() == GetMessageStatus.FOUND) {
                 broker.counters().got(result.messageCount());
             }
-            return respond(result, offset, suggestedBrokerId(result));
+            RemotingCommand response = respond(result, offset, suggestedBrokerId(result));
+            handedOver = response.bodySlices() != null;
+            return response;
+        } finally {
+            if (!handedOver) {
+                result.close();
+            }
         }
     }
 
@@ -160,12 +167,13 @@ public final class PullMessageProcessor implements RequestProcessor {
         response.putExtField("minOffset", Long.toString(result.minOffset()));
         response.putExtField("maxOffset", Long.toString(result.maxOffset()));
         if (code == ResponseCode.SUCCESS) {
-            byte[] body = new byte[result.bufferTotalSize()];
-            ByteBuffer target = ByteBuffer.wrap(body);
-            for (SelectedBuffer slice : result.messages()) {
-                target.put(slice.buffer().duplicate());
+            // Zero copy: the records go out as views of the mapped CommitLog; the files stay mapped until
+            // the write is done, then the result releases them.
+            ByteBuffer[] slices = new ByteBuffer[result.messages().size()];
+            for (int i = 0; i < slices.length; i++) {
+                slices[i] = result.messages().get(i).buffer();
             }
-            response.setBody(body);
+            response.setBodySlices(slices, result::close);
         }
         return response;
     }
