@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.ha.slave.HAClient;
@@ -21,6 +22,7 @@ import io.basalt.store.commitlog.PutMessageResult;
 import io.basalt.store.commitlog.PutMessageStatus;
 
 /** Two stores with HA on loopback: streaming, catch-up, restart, truncation. */
+@ExtendWith(NoLeakedThreads.class)
 class ReplicationTest {
     @TempDir
     Path dir;
