@@ -48,6 +48,15 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
      * @param queues RocketMQ's names: {@code send}, {@code pull}, {@code litePull}, {@code query}
      */
     public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
+        boolean master, List<ExecutorQueue> queues) {
+        this(store, stats, storePathRootDir, () -> master, Map::of, queues);
+    }
+
+    /**
+     * @param master          whether this broker accepts writes now (brokerActive)
+     * @param replicationInfo the replication fields (role, epoch, per-slave ack offset and lag)
+     */
+    public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
         BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues) {
         this.store = store;
         this.stats = stats;
@@ -101,8 +110,13 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
 
         diskUsage(info);
         for (ExecutorQueue queue : queues) {
-            info.put(queue.name() + "ThreadPoolQueueSize", Integer.toString(queue.size().getAsInt()));
+            int size = queue.size().getAsInt();
+            info.put(queue.name() + "ThreadPoolQueueSize", Integer.toString(size));
             info.put(queue.name() + "ThreadPoolQueueCapacity", Integer.toString(queue.capacity()));
+            if (size == 0) {
+                // how long the oldest queued request has waited: known only when nothing waits
+                info.put(queue.name() + "ThreadPoolQueueHeadWaitTimeMills", "0");
+            }
         }
         return info;
     }
