@@ -129,6 +129,13 @@ class MqAdminCommandsTest {
     }
 
     @Test
+    void consumerProgressOfEveryGroup() {
+        String out = mqadmin("consumerProgress", "-n", broker.address());
+        assertNoError(out);
+        assertTrue(out.lines().anyMatch(l -> l.startsWith("cg-cli") && l.contains("OFFLINE")), out);
+    }
+
+    @Test
     void queryMsgByKey() {
         String out = mqadmin("queryMsgByKey", "-n", broker.address(), "-t", "CliTopic", "-k", "cli-key-3");
         assertNoError(out);
@@ -149,6 +156,23 @@ class MqAdminCommandsTest {
         assertNoError(out);
         assertTrue(out.contains("msgPutTotalTodayNow"), out);
         assertTrue(out.contains("brokerVersionDesc"), out);
+    }
+
+    @Test
+    void updateTopicByClusterTopicRouteAndDeleteTopic() {
+        String created = mqadmin("updateTopic", "-n", broker.address(), "-c", "DefaultCluster", "-t", "CliDeleted",
+            "-r", "3", "-w", "3");
+        assertNoError(created);
+        assertTrue(created.contains("create topic to " + broker.address() + " success"), created);
+
+        String route = mqadmin("topicRoute", "-n", broker.address(), "-t", "CliDeleted");
+        assertNoError(route);
+        assertTrue(route.contains("\"writeQueueNums\":3"), route);
+
+        String deleted = mqadmin("deleteTopic", "-n", broker.address(), "-c", "DefaultCluster", "-t", "CliDeleted");
+        assertNoError(deleted);
+        assertTrue(deleted.contains("delete topic [CliDeleted] from cluster [DefaultCluster] success"), deleted);
+        assertFalse(mqadmin("topicList", "-n", broker.address()).contains("CliDeleted"));
     }
 
     @Test
