@@ -15,10 +15,16 @@ import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
+import io.basalt.broker.config.HaSettings;
 import io.basalt.broker.config.StoreSettings;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.BrokerContext;
+import io.basalt.broker.processor.PromoteToMasterProcessor;
+import io.basalt.ha.EpochFile;
+import io.basalt.ha.HAConfig;
+import io.basalt.ha.Peer;
+import io.basalt.ha.Replication;
 import io.basalt.broker.processor.BrokerCounters;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
@@ -62,6 +68,8 @@ public final class BrokerController {
     private static final long CHANNEL_EXPIRED_TIMEOUT_MS = 120_000;
     /** Longest a pull is held, below the clients' 30 s pull timeout. */
     private static final long MAX_SUSPEND_MS = 20_000;
+    /** A slave retries its master this often (RocketMQ waits 5 s; a failover wants it sooner). */
+    private static final long HA_RECONNECT_INTERVAL_MS = 1000;
     /** How long one NameServer may take to answer a registration. */
     private static final long NAMESRV_TIMEOUT_MS = 6_000;
 
@@ -75,6 +83,7 @@ public final class BrokerController {
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private final BrokerContext context;
+    private final Replication replication;
     private final BrokerCounters counters = new BrokerCounters();
     private final BrokerRuntimeStats runtimeStats;
     /** Set by {@link #start()} when {@code namesrvAddr} is configured. */
@@ -83,7 +92,8 @@ public final class BrokerController {
     private boolean shutdown;
 
     private BrokerController(BrokerConfiguration configuration, MessageStore store, TopicConfigManager topics,
-        ConsumerOffsetManager offsets) {
+        ConsumerOffsetManager offsets, Replication replication) {
+        this.replication = replication;
         this.configuration = configuration;
         this.store = store;
         this.topics = topics;
@@ -101,8 +111,9 @@ public final class BrokerController {
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
-            broker.brokerRole().isMaster(), store, topics, offsets, clients,
-            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters);
+            replication::acceptsWrites, store, topics, offsets, clients,
+            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters, replication::brokerAddrs,
+            replication::slaveToSuggest);
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -126,11 +137,24 @@ public final class BrokerController {
         ConsumerOffsetManager offsets = ConsumerOffsetManager.open(configDir);
         MessageStore store = MessageStore.open(storeConfig(s), storeOptions(s));
         try {
-            return new BrokerController(configuration, store, topics, offsets);
-        } catch (RuntimeException e) {
+            return new BrokerController(configuration, store, topics, offsets, replication(configuration, store));
+        } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
         }
+    }
+
+    /** The broker's replication endpoint for its {@code brokerRole} (HA port, slave's master address, timeouts). */
+    static Replication replication(BrokerConfiguration configuration, MessageStore store) throws IOException {
+        HaSettings ha = configuration.ha();
+        HAConfig config = new HAConfig(ha.haListenPort(), ha.haMaxGapNotInSync(), ha.haSendHeartbeatInterval(),
+            ha.haHousekeepingInterval(), ha.haTransferBatchSize(), ha.slaveTimeout(), HA_RECONNECT_INTERVAL_MS, true);
+        InetSocketAddress masterAddress = ha.haMasterAddress()
+            .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
+        BrokerConfig broker = configuration.broker();
+        Peer self = new Peer(broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
+        return new Replication(store, EpochFile.open(configuration.store().storePathRootDir()), config, self,
+            Replication.Role.valueOf(broker.brokerRole().name()), masterAddress);
     }
 
     /** The store's view of the broker.conf store keys. */
@@ -211,8 +235,10 @@ public final class BrokerController {
         register(admin, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
             RequestCode.DELETE_TOPIC_IN_NAMESRV);
+        register(admin, new PromoteToMasterProcessor(replication, this::registerAgainAfterPromotion),
+            PromoteToMasterProcessor.PROMOTE_TO_MASTER);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
-            broker.brokerRole().isMaster(), List.of(
+            replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()),
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000))),
@@ -240,6 +266,12 @@ public final class BrokerController {
         started = true;
         store.load();
         store.start();
+        try {
+            replication.start();
+        } catch (IOException | RuntimeException e) {
+            store.shutdown();
+            throw e;
+        }
         pullHold.start();
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriod,
@@ -260,14 +292,28 @@ public final class BrokerController {
         if (nameServers.isEmpty()) {
             return;
         }
+        // a promoted slave registers as the group's master (brokerId 0)
+        long brokerId = replication.role() == Replication.Role.SLAVE ? broker.brokerId() : 0;
         BrokerRegistration identity = new BrokerRegistration(broker.brokerClusterName(), broker.brokerName(),
-            broker.brokerId(), broker.brokerIP1() + ":" + remotingServer.localPort(),
+            brokerId, broker.brokerIP1() + ":" + remotingServer.localPort(),
             broker.brokerIP1() + ":" + configuration.ha().haListenPort());
         NameServerRegistrar r = new NameServerRegistrar(nameServers, identity, () -> TopicAdminProcessor.topicTable(topics),
             () -> topics.dataVersion().path("counter").asLong(), new NettyRemotingClient(NettyClientConfig.defaults()),
             NAMESRV_TIMEOUT_MS);
         registrar = r;
         r.start(broker.registerNameServerPeriod());
+    }
+
+    /** After a promotion: leave the NameServers as a slave and register again as master (brokerId 0). */
+    private synchronized void registerAgainAfterPromotion() {
+        if (!started || shutdown) {
+            return;
+        }
+        NameServerRegistrar old = registrar;
+        if (old != null) {
+            old.shutdown();
+            startNameServerRegistration();
+        }
     }
 
     /** The port the remoting server listens on. */
@@ -319,6 +365,7 @@ public final class BrokerController {
                 log.error("persisting topics failed: {}", e.toString());
             }
         });
+        step("stopping replication", replication::shutdown);
         step("shutting the store down", store::shutdown);
         log.info("broker shut down");
     }
@@ -357,6 +404,10 @@ public final class BrokerController {
 
     public ConsumerOffsetManager offsets() {
         return offsets;
+    }
+
+    public Replication replication() {
+        return replication;
     }
 
     public ClientManager clients() {

@@ -17,6 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 
@@ -38,7 +40,8 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
     private final MessageStore store;
     private final BrokerRuntimeStats stats;
     private final Path storePathRootDir;
-    private final boolean master;
+    private final BooleanSupplier master;
+    private final Supplier<Map<String, String>> replicationInfo;
     private final List<ExecutorQueue> queues;
 
     /**
@@ -46,10 +49,20 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
      */
     public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
         boolean master, List<ExecutorQueue> queues) {
+        this(store, stats, storePathRootDir, () -> master, Map::of, queues);
+    }
+
+    /**
+     * @param master          whether this broker accepts writes now (brokerActive)
+     * @param replicationInfo the replication fields (role, epoch, per-slave ack offset and lag)
+     */
+    public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
+        BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues) {
         this.store = store;
         this.stats = stats;
         this.storePathRootDir = storePathRootDir;
         this.master = master;
+        this.replicationInfo = replicationInfo;
         this.queues = List.copyOf(queues);
     }
 
@@ -64,7 +77,8 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
         Map<String, String> info = new HashMap<>();
         info.put("brokerVersionDesc", VERSION_DESC);
         info.put("brokerVersion", Integer.toString(RemotingVersion.CURRENT));
-        info.put("brokerActive", Boolean.toString(master));
+        info.put("brokerActive", Boolean.toString(master.getAsBoolean()));
+        info.putAll(replicationInfo.get());
         long now = System.currentTimeMillis();
         info.put("bootTimestamp", Long.toString(stats.bootTimestamp()));
         info.put("runtime", runtime(now - stats.bootTimestamp()));
