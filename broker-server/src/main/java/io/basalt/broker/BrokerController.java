@@ -15,10 +15,15 @@ import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
+import io.basalt.broker.config.HaSettings;
 import io.basalt.broker.config.StoreSettings;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.BrokerContext;
+import io.basalt.broker.processor.PromoteToMasterProcessor;
+import io.basalt.ha.EpochFile;
+import io.basalt.ha.HAConfig;
+import io.basalt.ha.Replication;
 import io.basalt.broker.processor.BrokerCounters;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
@@ -57,6 +62,8 @@ public final class BrokerController {
     private static final long CHANNEL_EXPIRED_TIMEOUT_MS = 120_000;
     /** Longest a pull is held, below the clients' 30 s pull timeout. */
     private static final long MAX_SUSPEND_MS = 20_000;
+    /** A slave retries its master this often (RocketMQ waits 5 s; a failover wants it sooner). */
+    private static final long HA_RECONNECT_INTERVAL_MS = 1000;
 
     private final BrokerConfiguration configuration;
     private final MessageStore store;
@@ -68,13 +75,15 @@ public final class BrokerController {
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private final BrokerContext context;
+    private final Replication replication;
     private final BrokerCounters counters = new BrokerCounters();
     private final BrokerRuntimeStats runtimeStats;
     private boolean started;
     private boolean shutdown;
 
     private BrokerController(BrokerConfiguration configuration, MessageStore store, TopicConfigManager topics,
-        ConsumerOffsetManager offsets) {
+        ConsumerOffsetManager offsets, Replication replication) {
+        this.replication = replication;
         this.configuration = configuration;
         this.store = store;
         this.topics = topics;
@@ -92,7 +101,7 @@ public final class BrokerController {
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
-            broker.brokerRole().isMaster(), store, topics, offsets, clients,
+            replication::acceptsWrites, store, topics, offsets, clients,
             new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters);
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
@@ -117,11 +126,22 @@ public final class BrokerController {
         ConsumerOffsetManager offsets = ConsumerOffsetManager.open(configDir);
         MessageStore store = MessageStore.open(storeConfig(s), storeOptions(s));
         try {
-            return new BrokerController(configuration, store, topics, offsets);
-        } catch (RuntimeException e) {
+            return new BrokerController(configuration, store, topics, offsets, replication(configuration, store));
+        } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
         }
+    }
+
+    /** The broker's replication endpoint for its {@code brokerRole} (HA port, slave's master address, timeouts). */
+    static Replication replication(BrokerConfiguration configuration, MessageStore store) throws IOException {
+        HaSettings ha = configuration.ha();
+        HAConfig config = new HAConfig(ha.haListenPort(), ha.haMaxGapNotInSync(), ha.haSendHeartbeatInterval(),
+            ha.haHousekeepingInterval(), ha.haTransferBatchSize(), ha.slaveTimeout(), HA_RECONNECT_INTERVAL_MS, true);
+        InetSocketAddress masterAddress = ha.haMasterAddress()
+            .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
+        return new Replication(store, EpochFile.open(configuration.store().storePathRootDir()), config,
+            Replication.Role.valueOf(configuration.broker().brokerRole().name()), masterAddress);
     }
 
     /** The store's view of the broker.conf store keys. */
@@ -194,8 +214,9 @@ public final class BrokerController {
         register(admin, new ConsumerAdminProcessor(broker.brokerName(), topics, offsets, clients, store),
             RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO);
         register(admin, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
+        register(admin, new PromoteToMasterProcessor(replication), PromoteToMasterProcessor.PROMOTE_TO_MASTER);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
-            broker.brokerRole().isMaster(), List.of(
+            replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()))),
             RequestCode.GET_BROKER_RUNTIME_INFO);
@@ -221,6 +242,12 @@ public final class BrokerController {
         started = true;
         store.load();
         store.start();
+        try {
+            replication.start();
+        } catch (IOException | RuntimeException e) {
+            store.shutdown();
+            throw e;
+        }
         pullHold.start();
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(this::persistOffsets, offsetPeriod, offsetPeriod, TimeUnit.MILLISECONDS);
@@ -273,6 +300,7 @@ public final class BrokerController {
         } catch (IOException e) {
             log.error("persisting topics failed: {}", e.toString());
         }
+        replication.shutdown();
         store.shutdown();
         log.info("broker shut down");
     }
@@ -291,6 +319,10 @@ public final class BrokerController {
 
     public ConsumerOffsetManager offsets() {
         return offsets;
+    }
+
+    public Replication replication() {
+        return replication;
     }
 
     public ClientManager clients() {

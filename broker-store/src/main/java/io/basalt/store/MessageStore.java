@@ -189,9 +189,8 @@ public final class MessageStore implements AutoCloseable {
             throw new IllegalStateException("MessageStore must be loaded before start, state " + state);
         }
         commitLog.start();
-        ReputMessageService r = reput;
-        commitLog.addAppendListener(maxReadable -> r.wakeup());
-        r.start();
+        commitLog.addAppendListener(maxReadable -> reput.wakeup());
+        reput.start();
         flushConsumeQueueService.start();
         diskMonitor.doWork();
         diskMonitor.start();
@@ -442,6 +441,70 @@ public final class MessageStore implements AutoCloseable {
         }
         return new QueryMessageResult(List.copyOf(found), offsets.indexLastUpdateTimestamp(),
                 offsets.indexLastUpdatePhyOffset());
+    }
+
+    // ---- replication (slave side) -----------------------------------------------------------------
+
+    /**
+     * Slave replication: appends raw CommitLog bytes at exactly {@code physicalOffset} (see
+     * {@link CommitLog#appendReplicated}); the dispatcher then builds queues and index from them.
+     */
+    public CommitLog.ReplicaAppend appendReplicated(long physicalOffset, ByteBuffer data) {
+        if (state != State.RUNNING) {
+            return CommitLog.ReplicaAppend.NOT_WRITABLE;
+        }
+        return commitLog.appendReplicated(physicalOffset, data);
+    }
+
+    /**
+     * Slave replication after a master change: cuts the CommitLog back to {@code physicalOffset} (a
+     * record boundary both sides share), drops queue entries and index entries beyond it, resets the
+     * queue-offset counters and restarts the dispatcher there. No-op when the log already ends there.
+     */
+    public synchronized void truncateTo(long physicalOffset) throws IOException {
+        if (state != State.RUNNING) {
+            throw new IllegalStateException("MessageStore not running, state " + state);
+        }
+        if (commitLog.committedOffset() <= physicalOffset) {
+            return;
+        }
+        ReputMessageService old = reput;
+        old.shutdown();
+        commitLog.truncateTo(physicalOffset);
+        queues.truncateByMaxPhysicOffset(physicalOffset);
+        if (index != null) {
+            index.truncateByMaxPhysicOffset(physicalOffset);
+        }
+        for (ConsumeQueue q : queues.allQueues()) {
+            commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
+        }
+        ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
+                Math.min(old.reputFromOffset(), physicalOffset), options.reputIdleWaitMs());
+        reput = next;
+        next.start();
+    }
+
+    /**
+     * A slave becoming master: dispatches everything replicated so far, then sets the CommitLog's
+     * queue-offset counters from the ConsumeQueues (on a slave the dispatcher, not the put path,
+     * advanced them), so the first own put continues each queue where the replicated log ended.
+     */
+    public synchronized void alignQueueOffsetsWithLog() {
+        if (state != State.RUNNING) {
+            throw new IllegalStateException("MessageStore not running, state " + state);
+        }
+        ReputMessageService old = reput;
+        old.shutdown();
+        while (old.alarm() == null && old.doWork() > 0) {
+            // the queues must hold every replicated record before the counters are read
+        }
+        for (ConsumeQueue q : queues.allQueues()) {
+            commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
+        }
+        ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
+                old.reputFromOffset(), options.reputIdleWaitMs());
+        reput = next;
+        next.start();
     }
 
     // ---- state --------------------------------------------------------------------------------------

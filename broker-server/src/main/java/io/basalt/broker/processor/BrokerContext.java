@@ -1,6 +1,7 @@
 package io.basalt.broker.processor;
 
 import java.net.InetSocketAddress;
+import java.util.function.BooleanSupplier;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
@@ -18,7 +19,12 @@ import io.basalt.store.MessageStore;
  * @param maxMessageSize      largest body accepted, bytes
  */
 public record BrokerContext(RouteBodies.BrokerIdentity identity, InetSocketAddress storeHost, int maxMessageSize,
-                            boolean writable, MessageStore store, TopicConfigManager topics,
+                            BooleanSupplier writability, MessageStore store, TopicConfigManager topics,
                             ConsumerOffsetManager offsets, ClientManager clients, QueueLockManager locks,
                             PullRequestHoldService pullHold, BrokerCounters counters) {
+
+    /** Whether producers' writes are accepted now: a running, unfenced master (a slave or a deposed master refuses). */
+    public boolean writable() {
+        return writability.getAsBoolean();
+    }
 }

@@ -1,6 +1,7 @@
 package io.basalt.store.commitlog;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -442,6 +443,81 @@ public final class CommitLog {
         long max = files.maxOffset();
         for (AppendListener listener : appendListeners) {
             listener.onAppend(max);
+        }
+    }
+
+    // ---- replication (slave side) -----------------------------------------------------------------
+
+    /** Outcome of {@link #appendReplicated}. */
+    public enum ReplicaAppend {
+        /** The bytes are in the log at the offset they were sent for. */
+        APPENDED,
+        /** The offset is not this log's end: a gap or an overlap; nothing was written. */
+        OFFSET_MISMATCH,
+        /** The bytes would cross a file boundary (a master never sends that); nothing was written. */
+        CROSSES_FILE,
+        /** Stopped, failed, or a file could not be created; nothing was written. */
+        NOT_WRITABLE
+    }
+
+    /**
+     * Slave replication: appends {@code data}'s remaining bytes, raw, at exactly
+     * {@code physicalOffset}, which must be the log's current end (or, for an empty log, the start of
+     * a file). A chunk never spans two files. Serialised with puts by the put lock.
+     */
+    public ReplicaAppend appendReplicated(long physicalOffset, ByteBuffer data) {
+        if (state != State.RUNNING || failStop.failed()) {
+            return ReplicaAppend.NOT_WRITABLE;
+        }
+        if (!putLock.tryLock(Long.MAX_VALUE, clockMs.getAsLong())) {
+            return ReplicaAppend.NOT_WRITABLE;
+        }
+        try {
+            if (state != State.RUNNING) {
+                return ReplicaAppend.NOT_WRITABLE;
+            }
+            MappedFile last = files.lastFile();
+            long end = last == null ? physicalOffset : files.maxWrotePosition();
+            if (physicalOffset != end || (last == null && physicalOffset % fileSize != 0)) {
+                return ReplicaAppend.OFFSET_MISMATCH;
+            }
+            if (physicalOffset % fileSize + data.remaining() > fileSize) {
+                return ReplicaAppend.CROSSES_FILE;
+            }
+            MappedFile file;
+            try {
+                file = files.lastFileOrCreate(physicalOffset);
+            } catch (IOException e) {
+                LOG.error("create mapped file failed in {}: {}", files.dir(), e.toString());
+                return ReplicaAppend.NOT_WRITABLE;
+            }
+            if (file.fileFromOffset() + file.wrotePosition() != physicalOffset || !file.appendRaw(data)) {
+                return ReplicaAppend.OFFSET_MISMATCH;
+            }
+            file.storeTimestamp(clockMs.getAsLong());
+        } finally {
+            putLock.unlock();
+        }
+        afterAppend();
+        return ReplicaAppend.APPENDED;
+    }
+
+    /**
+     * Slave replication: cuts the log back to {@code physicalOffset} (a divergent tail after a master
+     * change). Zeroes the rest of that file, deletes later files and lowers the flushed position.
+     * Serialised with puts by the put lock; readers of the cut range get null from {@link #select}.
+     */
+    public void truncateTo(long physicalOffset) throws IOException {
+        if (!putLock.tryLock(Long.MAX_VALUE, clockMs.getAsLong())) {
+            throw new IOException("interrupted while truncating the CommitLog");
+        }
+        try {
+            long before = files.maxWrotePosition();
+            files.truncateDirtyFiles(physicalOffset);
+            checkpoint.physicRecoveryOffset(Math.min(flushedOffset(), physicalOffset));
+            LOG.warn("CommitLog truncated from {} to {} ({} bytes cut)", before, physicalOffset, before - physicalOffset);
+        } finally {
+            putLock.unlock();
         }
     }
 

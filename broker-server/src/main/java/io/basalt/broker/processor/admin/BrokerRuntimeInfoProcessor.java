@@ -17,6 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 
@@ -38,18 +40,20 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
     private final MessageStore store;
     private final BrokerRuntimeStats stats;
     private final Path storePathRootDir;
-    private final boolean master;
+    private final BooleanSupplier master;
+    private final Supplier<Map<String, String>> replicationInfo;
     private final List<ExecutorQueue> queues;
 
     /**
      * @param queues RocketMQ's names: {@code send}, {@code pull}, {@code litePull}, {@code query}
      */
     public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
-        boolean master, List<ExecutorQueue> queues) {
+        BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues) {
         this.store = store;
         this.stats = stats;
         this.storePathRootDir = storePathRootDir;
         this.master = master;
+        this.replicationInfo = replicationInfo;
         this.queues = List.copyOf(queues);
     }
 
@@ -64,7 +68,8 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
         Map<String, String> info = new HashMap<>();
         info.put("brokerVersionDesc", VERSION_DESC);
         info.put("brokerVersion", Integer.toString(RemotingVersion.CURRENT));
-        info.put("brokerActive", Boolean.toString(master));
+        info.put("brokerActive", Boolean.toString(master.getAsBoolean()));
+        info.putAll(replicationInfo.get());
         long now = System.currentTimeMillis();
         info.put("bootTimestamp", Long.toString(stats.bootTimestamp()));
         info.put("runtime", runtime(now - stats.bootTimestamp()));

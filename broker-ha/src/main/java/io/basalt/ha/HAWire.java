@@ -1,0 +1,123 @@
+package io.basalt.ha;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * Basalt's HA wire format: a short handshake, then RocketMQ's classic stream. All integers are
+ * big-endian.
+ *
+ * <pre>
+ * 1. slave → master  HELLO (24 bytes)
+ *      0  int   magic 0x42534C54 ("BSLT"; as the high half of a classic 8-byte offset report it
+ *                                  would mean an offset above 2^62, so the two cannot be confused)
+ *      4  int   version (1)
+ *      8  long  slaveEpoch       newest master generation the slave has followed (0: none)
+ *     16  long  slaveMaxOffset   end of the slave's CommitLog
+ * 2. master → slave  WELCOME (36 + 16·n bytes)
+ *      0  int   magic, 4 int version
+ *      8  long  masterEpoch      the master's current generation
+ *     16  long  masterMinOffset  oldest offset the master still holds
+ *     24  long  masterMaxOffset  end of the master's CommitLog at handshake time
+ *     32  int   n                number of epoch entries, then n × (long epoch, long startOffset)
+ *    The slave refuses a master whose epoch is older than its own (a deposed master), truncates
+ *    its log to {@link EpochFile#lastCommonOffset} when it ran past it, adopts the master's list.
+ * 3. slave → master  REQUEST: long startOffset (8 bytes), the first classic offset report; the
+ *    master closes the connection unless masterMinOffset ≤ startOffset ≤ its max offset.
+ * 4. master → slave  DATA frames, RocketMQ's classic framing:
+ *      0  long  physicalOffset of the first body byte
+ *      8  int   bodySize (0 = heartbeat; its offset is the next offset the master will send)
+ *     12  bodySize raw CommitLog bytes (never spanning two files)
+ * 5. slave → master  ACK reports: long slaveMaxOffset (8 bytes) after applying data and every
+ *    heartbeat interval. The master closes the connection on an ack beyond what it sent, beyond its
+ *    own end, or below an earlier ack.
+ * </pre>
+ */
+public final class HAWire {
+    public static final int MAGIC = 0x42534C54;
+    public static final int VERSION = 1;
+    public static final int HELLO_LENGTH = 24;
+    public static final int WELCOME_HEADER_LENGTH = 36;
+    public static final int DATA_HEADER_LENGTH = 12;
+    public static final int REPORT_LENGTH = 8;
+    /** Bounds a WELCOME's entry count before anything is allocated for it. */
+    public static final int MAX_EPOCH_ENTRIES = 65536;
+
+    private HAWire() {
+    }
+
+    public record Hello(long slaveEpoch, long slaveMaxOffset) {
+    }
+
+    public record Welcome(long masterEpoch, long masterMinOffset, long masterMaxOffset, List<EpochFile.Entry> epochs) {
+    }
+
+    public static ByteBuf encodeHello(ByteBufAllocator alloc, Hello hello) {
+        return alloc.buffer(HELLO_LENGTH).writeInt(MAGIC).writeInt(VERSION).writeLong(hello.slaveEpoch())
+            .writeLong(hello.slaveMaxOffset());
+    }
+
+    /** Reads a HELLO once {@link #HELLO_LENGTH} bytes are there; throws {@link HAProtocolException} on a bad one. */
+    public static Hello decodeHello(ByteBuf in) {
+        checkMagicAndVersion(in.readInt(), in.readInt());
+        return new Hello(in.readLong(), in.readLong());
+    }
+
+    public static ByteBuf encodeWelcome(ByteBufAllocator alloc, Welcome w) {
+        ByteBuf out = alloc.buffer(WELCOME_HEADER_LENGTH + 16 * w.epochs().size());
+        out.writeInt(MAGIC).writeInt(VERSION).writeLong(w.masterEpoch()).writeLong(w.masterMinOffset())
+            .writeLong(w.masterMaxOffset()).writeInt(w.epochs().size());
+        for (EpochFile.Entry e : w.epochs()) {
+            out.writeLong(e.epoch()).writeLong(e.startOffset());
+        }
+        return out;
+    }
+
+    /**
+     * Reads a WELCOME if it is complete (reader index unchanged and null otherwise); throws
+     * {@link HAProtocolException} on a bad one.
+     */
+    public static Welcome tryDecodeWelcome(ByteBuf in) {
+        if (in.readableBytes() < WELCOME_HEADER_LENGTH) {
+            return null;
+        }
+        int at = in.readerIndex();
+        checkMagicAndVersion(in.getInt(at), in.getInt(at + 4));
+        int n = in.getInt(at + 32);
+        if (n < 0 || n > MAX_EPOCH_ENTRIES) {
+            throw new HAProtocolException("WELCOME with " + n + " epoch entries");
+        }
+        if (in.readableBytes() < WELCOME_HEADER_LENGTH + 16 * n) {
+            return null;
+        }
+        in.skipBytes(8);
+        long epoch = in.readLong();
+        long min = in.readLong();
+        long max = in.readLong();
+        in.skipBytes(4);
+        List<EpochFile.Entry> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            entries.add(new EpochFile.Entry(in.readLong(), in.readLong()));
+        }
+        return new Welcome(epoch, min, max, List.copyOf(entries));
+    }
+
+    private static void checkMagicAndVersion(int magic, int version) {
+        if (magic != MAGIC) {
+            throw new HAProtocolException(String.format("bad magic 0x%08X (not a Basalt HA peer)", magic));
+        }
+        if (version != VERSION) {
+            throw new HAProtocolException("unsupported HA protocol version " + version);
+        }
+    }
+
+    /** A peer broke the protocol; the connection is closed. */
+    public static final class HAProtocolException extends RuntimeException {
+        public HAProtocolException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.basalt.ha;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.basalt.ha.master.HAService;
+import io.basalt.ha.slave.HAClient;
+import io.basalt.store.MessageStore;
+
+/**
+ * A broker's part in replication, by role: a master runs an {@link HAService} (a SYNC_MASTER's puts
+ * wait for a slave), a slave runs an {@link HAClient}. {@link #promote} turns a slave into a master
+ * without a restart, starting a new epoch so that the deposed master is refused by slaves and
+ * fenced when it meets one.
+ *
+ * <p>Threads: lifecycle and {@link #promote} are serialised on this object; the getters may be
+ * called from any thread.
+ */
+public final class Replication {
+    private static final Logger LOG = LoggerFactory.getLogger(Replication.class);
+
+    /** RocketMQ's {@code brokerRole} values. */
+    public enum Role { ASYNC_MASTER, SYNC_MASTER, SLAVE }
+
+    private final MessageStore store;
+    private final EpochFile epochs;
+    private final HAConfig config;
+    private final InetSocketAddress masterHaAddress;
+    private volatile Role role;
+    private volatile HAService master;
+    private volatile HAClient slave;
+    private boolean started;
+
+    /**
+     * @param masterHaAddress a slave's master HA address (required for {@link Role#SLAVE}); ignored by masters
+     */
+    public Replication(MessageStore store, EpochFile epochs, HAConfig config, Role role, InetSocketAddress masterHaAddress) {
+        if (role == Role.SLAVE && masterHaAddress == null) {
+            throw new IllegalArgumentException("brokerRole=SLAVE needs haMasterAddress (host:port of the master's HA port)");
+        }
+        this.store = store;
+        this.epochs = epochs;
+        this.config = config;
+        this.role = role;
+        this.masterHaAddress = masterHaAddress;
+    }
+
+    /** Starts the role's endpoint; the store must be running. */
+    public synchronized void start() throws IOException {
+        if (started) {
+            return;
+        }
+        started = true;
+        if (role == Role.SLAVE) {
+            slave = new HAClient(store, epochs, config, masterHaAddress);
+            slave.start();
+        } else {
+            startMaster();
+        }
+    }
+
+    private void startMaster() throws IOException {
+        HAService service = new HAService(store, epochs, config, role == Role.SYNC_MASTER);
+        service.start();
+        master = service;
+    }
+
+    /**
+     * Turns this slave into a master of role {@code newRole} (ASYNC_MASTER or SYNC_MASTER): stops
+     * replicating, dispatches what it has, starts epoch {@code expectedEpoch + 1} at its CommitLog end
+     * and listens for slaves. Refused unless this broker is a slave following exactly
+     * {@code expectedEpoch} (the operator's view matches; a second promotion with the same view fails).
+     *
+     * @return the new epoch
+     */
+    public synchronized long promote(Role newRole, long expectedEpoch) throws IOException {
+        if (role != Role.SLAVE) {
+            throw new IllegalStateException("only a slave can be promoted; this broker is " + role);
+        }
+        if (newRole == Role.SLAVE) {
+            throw new IllegalArgumentException("promotion needs a master role, not SLAVE");
+        }
+        if (epochs.lastEpoch() != expectedEpoch) {
+            throw new IllegalStateException("this slave follows epoch " + epochs.lastEpoch() + ", not " + expectedEpoch);
+        }
+        HAClient client = slave;
+        if (client != null) {
+            client.shutdown();
+            slave = null;
+        }
+        store.alignQueueOffsetsWithLog();
+        long epoch = epochs.startEpoch(store.getMaxPhyOffset());
+        role = newRole;
+        startMaster();
+        LOG.warn("Promoted to {} with epoch {} at CommitLog offset {}", newRole, epoch, store.getMaxPhyOffset());
+        return epoch;
+    }
+
+    /** Stops the endpoint (answering waiting puts). Idempotent. */
+    public synchronized void shutdown() {
+        HAClient c = slave;
+        if (c != null) {
+            c.shutdown();
+        }
+        HAService m = master;
+        if (m != null) {
+            m.shutdown();
+        }
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    /** True for a running, unfenced master: the broker may accept producers' writes. */
+    public boolean acceptsWrites() {
+        HAService m = master;
+        return role != Role.SLAVE && m != null && !m.isFenced();
+    }
+
+    public long epoch() {
+        return epochs.lastEpoch();
+    }
+
+    /** A master's HA port, -1 on a slave. */
+    public int haListenPort() {
+        HAService m = master;
+        return m == null ? -1 : m.localPort();
+    }
+
+    public List<SlaveStatus> slaves() {
+        HAService m = master;
+        return m == null ? List.of() : m.slaves();
+    }
+
+    /** A slave's client, null on a master. */
+    public HAClient client() {
+        return slave;
+    }
+
+    /** Replication fields for the broker's runtime info. */
+    public Map<String, String> runtimeInfo() {
+        Map<String, String> info = new LinkedHashMap<>();
+        info.put("haRole", role.name());
+        info.put("haEpoch", Long.toString(epochs.lastEpoch()));
+        HAService m = master;
+        if (m != null) {
+            List<SlaveStatus> slaves = m.slaves();
+            info.put("haConnectionCount", Integer.toString(slaves.size()));
+            info.put("haFenced", Boolean.toString(m.isFenced()));
+            for (int i = 0; i < slaves.size(); i++) {
+                SlaveStatus s = slaves.get(i);
+                info.put("haSlave" + i + "Address", s.address());
+                info.put("haSlave" + i + "AckOffset", Long.toString(s.ackOffset()));
+                info.put("haSlave" + i + "LagBytes", Long.toString(s.lagBytes()));
+                info.put("haSlave" + i + "LagMs", Long.toString(s.lagMs()));
+            }
+        }
+        HAClient c = slave;
+        if (c != null) {
+            info.put("haMasterAddress", String.valueOf(c.masterAddress()));
+            info.put("haClientState", c.state().name());
+            info.put("haMasterMaxOffsetSeen", Long.toString(c.masterMaxOffsetSeen()));
+            info.put("haSlaveLagBytes", Long.toString(Math.max(0, c.masterMaxOffsetSeen() - c.maxOffset())));
+        }
+        return info;
+    }
+}

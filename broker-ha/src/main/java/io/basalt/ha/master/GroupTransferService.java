@@ -1,0 +1,101 @@
+package io.basalt.ha.master;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.jctools.queues.MpscUnboundedArrayQueue;
+
+import io.basalt.store.commitlog.AppendMessageResult;
+import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.commitlog.ReplicaWait;
+import io.basalt.store.service.ServiceThread;
+
+/**
+ * SYNC_MASTER's replica wait: a put's future completes PUT_OK once some slave acknowledged an offset
+ * at or beyond the record's end, FLUSH_SLAVE_TIMEOUT when {@code slaveTimeoutMs} passes first, and
+ * SLAVE_NOT_AVAILABLE at once when no streaming slave is within {@code haMaxGapNotInSync} (the
+ * message is stored on the master only; the client sees it in the status).
+ *
+ * <p>Appending threads hand requests over through a jctools MPSC queue; the service thread alone
+ * owns the ordered waiting list. It is woken by every slave ack and otherwise checks deadlines
+ * every few milliseconds.
+ */
+final class GroupTransferService extends ServiceThread implements ReplicaWait {
+    private static final long DEADLINE_CHECK_MS = 5;
+
+    private record Request(long nextOffset, long deadlineNs, CompletableFuture<PutMessageStatus> future) {
+    }
+
+    private final HAService service;
+    private final long slaveTimeoutNs;
+    private final long haMaxGapNotInSync;
+    private final MpscUnboundedArrayQueue<Request> incoming = new MpscUnboundedArrayQueue<>(1024);
+    private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+
+    GroupTransferService(HAService service, long slaveTimeoutMs, long haMaxGapNotInSync) {
+        super("GroupTransferService");
+        this.service = service;
+        this.slaveTimeoutNs = TimeUnit.MILLISECONDS.toNanos(slaveTimeoutMs);
+        this.haMaxGapNotInSync = haMaxGapNotInSync;
+    }
+
+    @Override
+    public CompletableFuture<PutMessageStatus> await(BrokerMessage message, AppendMessageResult result) {
+        if (!message.waitStoreMsgOk()) {
+            return CompletableFuture.completedFuture(PutMessageStatus.PUT_OK);
+        }
+        long nextOffset = result.nextOffset();
+        if (service.bestAckOffset() >= nextOffset) {
+            return CompletableFuture.completedFuture(PutMessageStatus.PUT_OK);
+        }
+        if (isStopped() || !service.hasSlaveInSync(haMaxGapNotInSync)) {
+            return CompletableFuture.completedFuture(PutMessageStatus.SLAVE_NOT_AVAILABLE);
+        }
+        Request request = new Request(nextOffset, System.nanoTime() + slaveTimeoutNs, new CompletableFuture<>());
+        incoming.offer(request);
+        wakeup();
+        return request.future();
+    }
+
+    @Override
+    protected int doWork() {
+        int moved = incoming.drain(waiting::add);
+        if (waiting.isEmpty()) {
+            return moved;
+        }
+        long acked = service.bestAckOffset();
+        long now = System.nanoTime();
+        int done = 0;
+        for (Iterator<Request> it = waiting.iterator(); it.hasNext(); ) {
+            Request r = it.next();
+            if (r.nextOffset() <= acked) {
+                r.future().complete(PutMessageStatus.PUT_OK);
+            } else if (now - r.deadlineNs() >= 0) {
+                r.future().complete(PutMessageStatus.FLUSH_SLAVE_TIMEOUT);
+            } else {
+                continue;
+            }
+            it.remove();
+            done++;
+        }
+        return moved + done;
+    }
+
+    @Override
+    protected long idleWaitMs() {
+        return DEADLINE_CHECK_MS;
+    }
+
+    /** Nobody will acknowledge any more: every waiting put gets FLUSH_SLAVE_TIMEOUT (its message is stored). */
+    @Override
+    protected void onShutdown() {
+        incoming.drain(waiting::add);
+        for (Request r : waiting) {
+            r.future().complete(PutMessageStatus.FLUSH_SLAVE_TIMEOUT);
+        }
+        waiting.clear();
+    }
+}

@@ -1,0 +1,279 @@
+package io.basalt.ha.master;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.basalt.ha.EpochFile;
+import io.basalt.ha.HAConfig;
+import io.basalt.ha.SlaveStatus;
+import io.basalt.store.MessageStore;
+import io.basalt.store.commitlog.StoredMessage;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.FastThreadLocalThread;
+
+/**
+ * The master side of replication: listens on {@code haListenPort} (Netty, like the remoting server)
+ * and runs one {@link HAConnection} per slave, each streaming the CommitLog from the offset its slave
+ * asked for. With {@code syncMaster} it installs a {@link GroupTransferService} as the CommitLog's
+ * replica wait, so a put completes only once a slave acknowledged its bytes.
+ *
+ * <p>The service owns the store's master generation: on the first start of a store with no history
+ * it starts epoch 1; {@link #promote} (a slave becoming master) starts the next one. A slave that
+ * reports a newer epoch than ours proves a newer master exists: this master fences itself
+ * ({@link #isFenced()}) and its broker stops accepting writes.
+ *
+ * <p>Threads: {@link #start()} and {@link #shutdown()} from the broker's lifecycle thread; status
+ * getters from any thread; each connection lives on its event loop.
+ */
+public final class HAService {
+    private static final Logger LOG = LoggerFactory.getLogger(HAService.class);
+    private static final long STATUS_LOG_PERIOD_S = 30;
+
+    private final MessageStore store;
+    private final EpochFile epochs;
+    private final HAConfig config;
+    private final boolean syncMaster;
+    private final Set<HAConnection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger threadIndex = new AtomicInteger();
+    private final GroupTransferService groupTransfer;
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
+    private Channel serverChannel;
+    private volatile long epoch;
+    private volatile String fencedReason;
+    private volatile boolean running;
+
+    public HAService(MessageStore store, EpochFile epochs, HAConfig config, boolean syncMaster) {
+        this.store = store;
+        this.epochs = epochs;
+        this.config = config;
+        this.syncMaster = syncMaster;
+        this.groupTransfer = syncMaster ? new GroupTransferService(this, config.slaveTimeoutMs(),
+            config.haMaxGapNotInSync()) : null;
+    }
+
+    /**
+     * Binds {@code haListenPort}, starts the first epoch if the store has none, and for a SYNC_MASTER
+     * installs the replica wait. The store must be running.
+     */
+    public synchronized void start() throws IOException {
+        if (running) {
+            return;
+        }
+        if (epochs.entries().isEmpty()) {
+            epochs.startEpoch(store.getMaxPhyOffset());
+        }
+        epoch = epochs.lastEpoch();
+        boss = new MultiThreadIoEventLoopGroup(1, named("HAAcceptService"), NioIoHandler.newFactory());
+        workers = new MultiThreadIoEventLoopGroup(2, named("HAConnection_"), NioIoHandler.newFactory());
+        ServerBootstrap bootstrap = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+            .childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    HAConnection connection = new HAConnection(HAService.this, ch);
+                    ch.pipeline().addLast(new IdleStateHandler(config.haHousekeepingInterval(),
+                        config.haSendHeartbeatInterval(), 0, TimeUnit.MILLISECONDS), connection);
+                }
+            });
+        try {
+            serverChannel = bootstrap.bind(config.haListenPort()).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            shutdownGroups();
+            throw new IOException("HA service cannot listen on port " + config.haListenPort() + ": " + e, e);
+        }
+        store.commitLog().addAppendListener(max -> {
+            if (running) {
+                for (HAConnection c : connections) {
+                    c.wakeup();
+                }
+            }
+        });
+        if (groupTransfer != null) {
+            groupTransfer.start();
+            store.commitLog().setReplicaWait(groupTransfer);
+        }
+        running = true;
+        workers.next().scheduleAtFixedRate(this::logStatus, STATUS_LOG_PERIOD_S, STATUS_LOG_PERIOD_S, TimeUnit.SECONDS);
+        LOG.info("HAService listening on port {}, epoch {}, CommitLog [{}, {})", localPort(), epoch,
+            store.getMinPhyOffset(), store.getMaxPhyOffset());
+        if (syncMaster) {
+            LOG.info("SYNC_MASTER: a put (WAIT=true) is acknowledged only after a slave acknowledged its bytes and "
+                + "the flush requirement is met; FLUSH_SLAVE_TIMEOUT after slaveTimeout {} ms, SLAVE_NOT_AVAILABLE at "
+                + "once when no slave is within haMaxGapNotInSync {} bytes", config.slaveTimeoutMs(),
+                config.haMaxGapNotInSync());
+        }
+    }
+
+    /** Stops listening, closes every connection and answers every waiting put. Idempotent. */
+    public synchronized void shutdown() {
+        if (!running && boss == null) {
+            return;
+        }
+        running = false;
+        if (groupTransfer != null) {
+            store.commitLog().setReplicaWait(null);
+            groupTransfer.shutdown();
+        }
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+        for (HAConnection c : connections) {
+            c.close("HA service shutting down");
+        }
+        shutdownGroups();
+        LOG.info("HAService stopped");
+    }
+
+    private void shutdownGroups() {
+        if (boss != null) {
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            boss = null;
+            workers = null;
+        }
+    }
+
+    /** The bound HA port. */
+    public int localPort() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** This master's generation. */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** Non-null once a slave proved a newer master exists; the broker must then refuse writes. */
+    public String fencedReason() {
+        return fencedReason;
+    }
+
+    public boolean isFenced() {
+        return fencedReason != null;
+    }
+
+    /** Every slave in the streaming state, with its acknowledged offset and lag. */
+    public List<SlaveStatus> slaves() {
+        long max = store.getMaxPhyOffset();
+        long now = System.currentTimeMillis();
+        List<SlaveStatus> out = new ArrayList<>();
+        for (HAConnection c : connections) {
+            if (c.isTransferring()) {
+                long ack = c.ackOffset();
+                out.add(new SlaveStatus(c.remoteAddress(), ack, Math.max(0, max - ack), lagMs(ack, max, now)));
+            }
+        }
+        return out;
+    }
+
+    /** Age of the oldest message the slave does not have (0 when it has everything). */
+    private long lagMs(long ack, long max, long now) {
+        if (ack >= max) {
+            return 0;
+        }
+        try {
+            StoredMessage m = store.lookMessageByOffset(ack);
+            return m == null ? 0 : Math.max(0, now - m.storeTimestamp());
+        } catch (RuntimeException e) {
+            // the ack sits on a file's END_OF_FILE marker: no record there
+            return 0;
+        }
+    }
+
+    /** Highest offset any streaming slave acknowledged, -1 with none. */
+    long bestAckOffset() {
+        long best = -1;
+        for (HAConnection c : connections) {
+            if (c.isTransferring()) {
+                best = Math.max(best, c.ackOffset());
+            }
+        }
+        return best;
+    }
+
+    /** True when some streaming slave is less than haMaxGapNotInSync behind the master's end. */
+    boolean hasSlaveInSync(long gap) {
+        long max = store.getMaxPhyOffset();
+        for (HAConnection c : connections) {
+            if (c.isTransferring() && max - c.ackOffset() < gap) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void onAck() {
+        if (groupTransfer != null) {
+            groupTransfer.wakeup();
+        }
+    }
+
+    void fence(String reason) {
+        if (fencedReason == null) {
+            fencedReason = reason;
+            LOG.error("This master (epoch {}) is fenced and must not accept writes: {}", epoch, reason);
+        }
+    }
+
+    boolean register(HAConnection c) {
+        if (!running) {
+            return false;
+        }
+        connections.add(c);
+        return true;
+    }
+
+    void unregister(HAConnection c) {
+        connections.remove(c);
+        onAck();
+    }
+
+    MessageStore store() {
+        return store;
+    }
+
+    HAConfig config() {
+        return config;
+    }
+
+    List<EpochFile.Entry> epochEntries() {
+        return epochs.entries();
+    }
+
+    private void logStatus() {
+        for (SlaveStatus s : slaves()) {
+            LOG.info("slave {} ack offset {}, lag {} bytes, {} ms", s.address(), s.ackOffset(), s.lagBytes(), s.lagMs());
+        }
+    }
+
+    private ThreadFactory named(String prefix) {
+        return r -> {
+            Thread t = new FastThreadLocalThread(r, prefix.endsWith("_") ? prefix + threadIndex.incrementAndGet() : prefix);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

@@ -1,0 +1,125 @@
+package io.basalt.ha;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import io.basalt.ha.master.HAService;
+import io.basalt.ha.slave.HAClient;
+import io.basalt.store.FlushDiskType;
+import io.basalt.store.MessageStore;
+import io.basalt.store.MessageStoreOptions;
+import io.basalt.store.StoreConfig;
+import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.commitlog.MessageProperties;
+import io.basalt.store.commitlog.PutMessageResult;
+
+/** One store plus its HA endpoint (master service or slave client) for in-JVM replication tests. */
+final class HANode implements AutoCloseable {
+    static final int FILE_SIZE = 1024 * 1024;
+
+    final Path root;
+    final MessageStore store;
+    final EpochFile epochs;
+    HAService master;
+    HAClient slave;
+
+    private HANode(Path root, MessageStore store, EpochFile epochs) {
+        this.root = root;
+        this.store = store;
+        this.epochs = epochs;
+    }
+
+    static HANode open(Path root, FlushDiskType flush) throws IOException {
+        StoreConfig config = StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(FILE_SIZE)
+            .mappedFileSizeConsumeQueue(6000 * 20).flushDiskType(flush).warmMapedFileEnable(false)
+            .flushIntervalCommitLog(10).build();
+        MessageStore store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(1000, 8000));
+        store.load();
+        store.start();
+        return new HANode(root, store, EpochFile.open(root));
+    }
+
+    static HAConfig config() {
+        return new HAConfig(0, 256L * 1024 * 1024, 200, 3000, 32768, 3000, 100, true);
+    }
+
+    HANode asMaster(HAConfig config, boolean sync) throws IOException {
+        master = new HAService(store, epochs, config, sync);
+        master.start();
+        return this;
+    }
+
+    HANode asSlave(HAConfig config, InetSocketAddress masterAddress) {
+        slave = new HAClient(store, epochs, config, masterAddress);
+        slave.start();
+        return this;
+    }
+
+    InetSocketAddress haAddress() {
+        return new InetSocketAddress("127.0.0.1", master.localPort());
+    }
+
+    static BrokerMessage message(String topic, int queueId, String body, int size, boolean wait) {
+        Map<String, String> props = new LinkedHashMap<>();
+        props.put(MessageProperties.KEYS, body);
+        if (!wait) {
+            props.put(MessageProperties.WAIT_STORE_MSG_OK, "false");
+        }
+        byte[] bytes = new byte[size];
+        byte[] tag = body.getBytes();
+        System.arraycopy(tag, 0, bytes, 0, Math.min(tag.length, size));
+        return BrokerMessage.builder().topic(topic).queueId(queueId).body(bytes).properties(props)
+            .bornTimestamp(System.currentTimeMillis()).bornHost(new InetSocketAddress("127.0.0.1", 40000))
+            .storeHost(new InetSocketAddress("127.0.0.1", 10911)).build();
+    }
+
+    PutMessageResult put(String topic, int i, int size) {
+        return store.asyncPutMessage(message(topic, i % 4, topic + "-" + i, size, true)).join();
+    }
+
+    List<PutMessageResult> putMany(String topic, int from, int count, int size) {
+        List<PutMessageResult> out = new ArrayList<>();
+        for (int i = from; i < from + count; i++) {
+            out.add(put(topic, i, size));
+        }
+        return out;
+    }
+
+    /** The CommitLog bytes [min, max) of this node, concatenated in file order. */
+    byte[] commitLogBytes(long from, long to) throws IOException {
+        byte[] out = new byte[(int) (to - from)];
+        List<Path> files;
+        try (Stream<Path> s = Files.list(root.resolve("commitlog"))) {
+            files = s.filter(p -> p.getFileName().toString().matches("\\d{20}")).sorted().toList();
+        }
+        for (Path p : files) {
+            long base = Long.parseLong(p.getFileName().toString());
+            long lo = Math.max(base, from);
+            long hi = Math.min(base + FILE_SIZE, to);
+            if (lo >= hi) {
+                continue;
+            }
+            byte[] all = Files.readAllBytes(p);
+            System.arraycopy(all, (int) (lo - base), out, (int) (lo - from), (int) (hi - lo));
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        if (slave != null) {
+            slave.shutdown();
+        }
+        if (master != null) {
+            master.shutdown();
+        }
+        store.shutdown();
+    }
+}

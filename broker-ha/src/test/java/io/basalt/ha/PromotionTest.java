@@ -1,0 +1,84 @@
+package io.basalt.ha;
+
+import static java.time.Duration.ofSeconds;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.basalt.store.FlushDiskType;
+import io.basalt.store.commitlog.PutMessageResult;
+import io.basalt.store.commitlog.PutMessageStatus;
+
+/** Role switch without restart: a slave becomes master under a new epoch; the old master follows it. */
+class PromotionTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void promotedSlaveAcceptsWritesAndContinuesEachQueue() throws Exception {
+        HANode a = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
+        HANode b = HANode.open(dir.resolve("b"), FlushDiskType.ASYNC_FLUSH);
+        Replication ra = new Replication(a.store, a.epochs, HANode.config(), Replication.Role.SYNC_MASTER, null);
+        Replication rb = null;
+        Replication ra2 = null;
+        try {
+            ra.start();
+            rb = new Replication(b.store, b.epochs, HANode.config(), Replication.Role.SLAVE,
+                new InetSocketAddress("127.0.0.1", ra.haListenPort()));
+            rb.start();
+            assertTrue(ra.acceptsWrites());
+            assertFalse(rb.acceptsWrites(), "a slave refuses producers");
+            await().atMost(ofSeconds(10)).until(() -> ra.slaves().size() == 1);
+            for (PutMessageResult r : a.putMany("TopicP", 0, 400, 512)) {
+                assertEquals(PutMessageStatus.PUT_OK, r.status(), "SYNC_MASTER with its slave in sync");
+            }
+            assertEquals(a.store.getMaxPhyOffset(), b.store.getMaxPhyOffset(), "every acknowledged byte is on the slave");
+            assertTrue(ra.runtimeInfo().containsKey("haSlave0LagBytes"));
+
+            // the master dies; the operator promotes the slave, which still follows epoch 1
+            ra.shutdown();
+            a.store.shutdown();
+            Replication promoted = rb;
+            assertThrows(IllegalStateException.class, () -> promoted.promote(Replication.Role.ASYNC_MASTER, 7));
+            assertEquals(2, rb.promote(Replication.Role.ASYNC_MASTER, 1));
+            assertTrue(rb.acceptsWrites());
+            PutMessageResult next = b.put("TopicP", 0, 512);
+            assertEquals(PutMessageStatus.PUT_OK, next.status());
+            assertEquals(100, next.appendResult().queueOffset(), "queue 0 continues after the 100 replicated entries");
+            assertThrows(IllegalStateException.class, () -> promoted.promote(Replication.Role.ASYNC_MASTER, 2));
+
+            // the old master comes back as a slave of the new one
+            HANode a2 = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
+            try {
+                ra2 = new Replication(a2.store, a2.epochs, HANode.config(), Replication.Role.SLAVE,
+                    new InetSocketAddress("127.0.0.1", rb.haListenPort()));
+                ra2.start();
+                await().atMost(ofSeconds(30)).until(() -> a2.store.getMaxPhyOffset() == b.store.getMaxPhyOffset());
+                assertEquals(2, a2.epochs.lastEpoch());
+                long max = b.store.getMaxPhyOffset();
+                assertArrayEquals(b.commitLogBytes(0, max), a2.commitLogBytes(0, max));
+            } finally {
+                if (ra2 != null) {
+                    ra2.shutdown();
+                }
+                a2.store.shutdown();
+            }
+        } finally {
+            if (rb != null) {
+                rb.shutdown();
+            }
+            ra.shutdown();
+            a.store.shutdown();
+            b.store.shutdown();
+        }
+    }
+}
