@@ -30,6 +30,7 @@ public final class FlushRealTimeService extends ServiceThread {
     private final boolean timed;
     private final LongSupplier clockMs;
     private long lastThoroughMs;
+    private volatile FlushObserver observer = FlushObserver.NONE;
 
     public FlushRealTimeService(FlushTarget target, FailStop failStop, int intervalMs, int leastPages,
                                 int thoroughIntervalMs, boolean timed, LongSupplier clockMs) {
@@ -49,6 +50,11 @@ public final class FlushRealTimeService extends ServiceThread {
         if (!timed) {
             wakeup();
         }
+    }
+
+    /** Who hears of each force that wrote something (metrics); set before start. */
+    public void setObserver(FlushObserver observer) {
+        this.observer = observer;
     }
 
     /** One round: forces when enough pages are dirty or the thorough interval has passed. */
@@ -80,6 +86,7 @@ public final class FlushRealTimeService extends ServiceThread {
         }
         long from = target.flushedOffset();
         long begin = clockMs.getAsLong();
+        long beginNanos = System.nanoTime();
         try {
             long before;
             long after = from;
@@ -90,6 +97,9 @@ public final class FlushRealTimeService extends ServiceThread {
         } catch (IOException e) {
             failStop.fail("force", target.fileAt(from), from, e);
             return;
+        }
+        if (target.flushedOffset() > from) {
+            observer.flushed(System.nanoTime() - beginNanos, 0);
         }
         long costMs = clockMs.getAsLong() - begin;
         if (costMs > SLOW_FLUSH_MS) {

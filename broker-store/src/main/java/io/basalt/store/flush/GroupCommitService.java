@@ -41,6 +41,7 @@ public final class GroupCommitService extends ServiceThread {
     private final Executor completionExecutor;
     private final MessagePassingQueue<GroupCommitRequest> requests = new MpscUnboundedArrayQueue<>(1024);
     private List<GroupCommitRequest> pending = new ArrayList<>();
+    private volatile FlushObserver observer = FlushObserver.NONE;
 
     public GroupCommitService(FlushTarget target, FailStop failStop, FlushDiskWatcher watcher,
                               Executor completionExecutor) {
@@ -50,6 +51,11 @@ public final class GroupCommitService extends ServiceThread {
         this.watcher = watcher;
         this.completionExecutor = completionExecutor;
         failStop.onFailure(this::wakeup);
+    }
+
+    /** Who hears of each force (metrics); set before start. */
+    public void setObserver(FlushObserver observer) {
+        this.observer = observer;
     }
 
     /** Queues a wait for force() to cover {@code request.nextOffset()} and wakes the flusher. */
@@ -67,8 +73,12 @@ public final class GroupCommitService extends ServiceThread {
             return drained;
         }
         boolean dirty = target.wroteOffset() > target.flushedOffset();
-        if (dirty && !forceAll()) {
-            return drained + 1;
+        if (dirty) {
+            long begin = System.nanoTime();
+            if (!forceAll()) {
+                return drained + 1;
+            }
+            observer.flushed(System.nanoTime() - begin, pending.size());
         }
         completeCovered(target.flushedOffset());
         return drained + (dirty ? 1 : 0);
