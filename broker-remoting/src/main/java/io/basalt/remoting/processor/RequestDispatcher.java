@@ -84,6 +84,7 @@ public final class RequestDispatcher {
         long enqueuedAt = executor.now();
         boolean queued = executor.offer(() -> run(registration, request, context, channel, enqueuedAt));
         if (!queued) {
+            executor.countBusy();
             answer(request, RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
                 "[OVERLOAD]system busy, start flow control for a while"), channel);
         }
@@ -94,6 +95,7 @@ public final class RequestDispatcher {
         RequestExecutor executor = registration.executor();
         long now = executor.now();
         if (executor.overBudget(enqueuedAt, now)) {
+            executor.countBusy();
             answer(request, RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
                 "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "
                     + (now - enqueuedAt) / 1_000_000 + "ms, size of queue: " + executor.queueSize()), channel);
