@@ -10,10 +10,11 @@ import java.util.function.LongSupplier;
 /**
  * Once a second ({@link #doWork()} on the metrics thread) turns the cumulative counters into rates:
  * put and get TPS and the put p99 of the last second, kept for the last {@link #CAPACITY} seconds (the
- * status page's charts), and each topic's put TPS. Readers on other threads get immutable snapshots.
+ * status page's charts), and each topic's put TPS over the last {@link #TOPIC_WINDOW} seconds. Readers on other threads get immutable snapshots.
  */
 final class TrafficSampler {
     static final int CAPACITY = 300;
+    static final int TOPIC_WINDOW = 10;
 
     /** One second of traffic. */
     record Sample(long timeMs, double putTps, double getTps, double putP99Ms) {
@@ -23,7 +24,9 @@ final class TrafficSampler {
     private final LongSupplier clockMs;
     private final LatencyWindow latency;
     private final ArrayList<Sample> samples = new ArrayList<>();
-    private Map<String, Long> lastTopicPuts = Map.of();
+    /** Per-topic put totals of the last {@link #TOPIC_WINDOW} seconds, oldest first, with their times. */
+    private final java.util.ArrayDeque<Map<String, Long>> topicWindow = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<Long> topicWindowTimes = new java.util.ArrayDeque<>();
     private long lastTimeMs;
     private long lastPut;
     private long lastGot;
@@ -35,6 +38,8 @@ final class TrafficSampler {
         this.clockMs = clockMs;
         this.latency = new LatencyWindow(metrics.putLatency());
         this.lastTimeMs = clockMs.getAsLong();
+        topicWindow.add(Map.of());
+        topicWindowTimes.add(lastTimeMs);
     }
 
     int doWork() {
@@ -44,8 +49,16 @@ final class TrafficSampler {
         long got = metrics.messagesPulled();
         LatencyWindow.Result p99 = latency.advance(0.99);
         Map<String, Long> topicPuts = metrics.messagesPutByTopic();
+        Map<String, Long> oldest = topicWindow.peekFirst();
+        double windowSeconds = Math.max(1, now - topicWindowTimes.peekFirst()) / 1000.0;
         Map<String, Double> tps = new HashMap<>();
-        topicPuts.forEach((topic, count) -> tps.put(topic, (count - lastTopicPuts.getOrDefault(topic, 0L)) / seconds));
+        topicPuts.forEach((topic, count) -> tps.put(topic, (count - oldest.getOrDefault(topic, 0L)) / windowSeconds));
+        topicWindow.addLast(topicPuts);
+        topicWindowTimes.addLast(now);
+        if (topicWindow.size() > TOPIC_WINDOW) {
+            topicWindow.removeFirst();
+            topicWindowTimes.removeFirst();
+        }
         samples.add(new Sample(now, (put - lastPut) / seconds, (got - lastGot) / seconds, p99.quantileSeconds() * 1000));
         if (samples.size() > CAPACITY) {
             samples.remove(0);
@@ -53,7 +66,6 @@ final class TrafficSampler {
         lastTimeMs = now;
         lastPut = put;
         lastGot = got;
-        lastTopicPuts = topicPuts;
         history = List.copyOf(samples);
         topicPutTps = Collections.unmodifiableMap(tps);
         return 1;
