@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * Runs the broker's observability: the per-second traffic sampler, the per-minute {@code stats.log}
  * line, and (when {@code metricsPort} is not 0) the HTTP endpoint serving {@code /metrics} (Prometheus
  * text or protobuf, from the official exporter), the status page at {@code /} and its
- * {@code /status.json}. {@link #start()} and {@link #shutdown()} from the controller's thread; both
+ * {@code /status.json}. If the port cannot be bound the broker keeps serving messages without the
+ * endpoint (an ERROR line says why): a clash on the metrics port must not take the broker down. {@link #start()} and {@link #shutdown()} from the controller's thread; both
  * idempotent.
  */
 public final class MetricsService {
@@ -51,7 +52,8 @@ public final class MetricsService {
         });
     }
 
-    public synchronized void start() throws IOException {
+    /** Starts sampling and the endpoint; a port that cannot be bound is logged at ERROR, not fatal. */
+    public synchronized void start() {
         if (started) {
             return;
         }
@@ -60,8 +62,15 @@ public final class MetricsService {
         scheduler.scheduleAtFixedRate(() -> guarded("stats.log", statsLogger::doWork), STATS_PERIOD_MS, STATS_PERIOD_MS,
             TimeUnit.MILLISECONDS);
         if (port > 0) {
-            server = HTTPServer.builder().inetAddress(InetAddress.getByName(bindAddress)).port(port)
-                .registry(metrics.registry()).defaultHandler(new StatusPageHandler(report::json)).buildAndStart();
+            try {
+                server = HTTPServer.builder().inetAddress(InetAddress.getByName(bindAddress)).port(port)
+                    .registry(metrics.registry()).defaultHandler(new StatusPageHandler(report::json)).buildAndStart();
+            } catch (IOException e) {
+                // Messages matter more than their metrics: the broker keeps serving, and says so loudly.
+                log.error("metrics endpoint NOT started: cannot listen on {}:{} (metricsPort): {}", bindAddress, port,
+                    e.toString());
+                return;
+            }
             log.info("metrics on http://{}:{}/metrics, status page on http://{}:{}/", bindAddress, server.getPort(),
                 bindAddress, server.getPort());
         }
