@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +25,7 @@ import io.basalt.store.MessageStore;
  */
 public final class Replication {
     private static final Logger LOG = LoggerFactory.getLogger(Replication.class);
+    private static final long MASTER_ID = 0;
 
     /** RocketMQ's {@code brokerRole} values. */
     public enum Role { ASYNC_MASTER, SYNC_MASTER, SLAVE }
@@ -31,6 +33,7 @@ public final class Replication {
     private final MessageStore store;
     private final EpochFile epochs;
     private final HAConfig config;
+    private final Peer self;
     private final InetSocketAddress masterHaAddress;
     private volatile Role role;
     private volatile HAService master;
@@ -40,13 +43,15 @@ public final class Replication {
     /**
      * @param masterHaAddress a slave's master HA address (required for {@link Role#SLAVE}); ignored by masters
      */
-    public Replication(MessageStore store, EpochFile epochs, HAConfig config, Role role, InetSocketAddress masterHaAddress) {
+    public Replication(MessageStore store, EpochFile epochs, HAConfig config, Peer self, Role role,
+                       InetSocketAddress masterHaAddress) {
         if (role == Role.SLAVE && masterHaAddress == null) {
             throw new IllegalArgumentException("brokerRole=SLAVE needs haMasterAddress (host:port of the master's HA port)");
         }
         this.store = store;
         this.epochs = epochs;
         this.config = config;
+        this.self = self;
         this.role = role;
         this.masterHaAddress = masterHaAddress;
     }
@@ -58,7 +63,7 @@ public final class Replication {
         }
         started = true;
         if (role == Role.SLAVE) {
-            slave = new HAClient(store, epochs, config, masterHaAddress);
+            slave = new HAClient(store, epochs, config, self, masterHaAddress);
             slave.start();
         } else {
             startMaster();
@@ -66,7 +71,7 @@ public final class Replication {
     }
 
     private void startMaster() throws IOException {
-        HAService service = new HAService(store, epochs, config, role == Role.SYNC_MASTER);
+        HAService service = new HAService(store, epochs, config, self, role == Role.SYNC_MASTER);
         service.start();
         master = service;
     }
@@ -137,6 +142,41 @@ public final class Replication {
     public List<SlaveStatus> slaves() {
         HAService m = master;
         return m == null ? List.of() : m.slaves();
+    }
+
+    /**
+     * The broker group as clients should see it, brokerId → remoting address: this broker (as 0
+     * while it is master, whatever its configured brokerId), plus
+     * on a master every streaming slave, and on a slave the master while it streams from it (a
+     * dead master is not listed, so consumers keep reading here).
+     */
+    public Map<Long, String> brokerAddrs() {
+        Map<Long, String> addrs = new TreeMap<>();
+        // a promoted slave is the group's master now: clients send to brokerId 0
+        addrs.put(role == Role.SLAVE ? self.brokerId() : MASTER_ID, self.brokerAddr());
+        for (SlaveStatus s : slaves()) {
+            if (s.brokerId() > 0 && !s.brokerAddr().isEmpty()) {
+                addrs.put(s.brokerId(), s.brokerAddr());
+            }
+        }
+        HAClient c = slave;
+        if (c != null && c.masterBrokerAddr() != null) {
+            addrs.put(MASTER_ID, c.masterBrokerAddr());
+        }
+        return addrs;
+    }
+
+    /**
+     * The brokerId a master suggests to a consumer whose reads would hit the disk: a slave less
+     * than haMaxGapNotInSync behind, or {@code -1} when there is none (keep reading here).
+     */
+    public long slaveToSuggest() {
+        for (SlaveStatus s : slaves()) {
+            if (s.brokerId() > 0 && s.lagBytes() < config.haMaxGapNotInSync()) {
+                return s.brokerId();
+            }
+        }
+        return -1;
     }
 
     /** A slave's client, null on a master. */

@@ -37,7 +37,11 @@ final class HANode implements AutoCloseable {
     }
 
     static HANode open(Path root, FlushDiskType flush) throws IOException {
-        StoreConfig config = StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(FILE_SIZE)
+        return open(root, flush, FILE_SIZE);
+    }
+
+    static HANode open(Path root, FlushDiskType flush, int fileSize) throws IOException {
+        StoreConfig config = StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(fileSize)
             .mappedFileSizeConsumeQueue(6000 * 20).flushDiskType(flush).warmMapedFileEnable(false)
             .flushIntervalCommitLog(10).build();
         MessageStore store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(1000, 8000));
@@ -51,13 +55,13 @@ final class HANode implements AutoCloseable {
     }
 
     HANode asMaster(HAConfig config, boolean sync) throws IOException {
-        master = new HAService(store, epochs, config, sync);
+        master = new HAService(store, epochs, config, new Peer(0, "127.0.0.1:10911"), sync);
         master.start();
         return this;
     }
 
     HANode asSlave(HAConfig config, InetSocketAddress masterAddress) {
-        slave = new HAClient(store, epochs, config, masterAddress);
+        slave = new HAClient(store, epochs, config, new Peer(1, "127.0.0.1:10921"), masterAddress);
         slave.start();
         return this;
     }

@@ -31,6 +31,8 @@ class MasterValidationTest {
         out[0].writeInt(HAWire.VERSION);
         out[0].writeLong(0);
         out[0].writeLong(0);
+        out[0].writeLong(2);
+        out[0].writeShort(0);
         out[0].flush();
         assertEquals(HAWire.MAGIC, in[0].readInt());
         assertEquals(HAWire.VERSION, in[0].readInt());
@@ -39,6 +41,7 @@ class MasterValidationTest {
         in[0].readLong();
         int n = in[0].readInt();
         in[0].skipNBytes(16L * n);
+        in[0].skipNBytes(in[0].readUnsignedShort());
         return s;
     }
 

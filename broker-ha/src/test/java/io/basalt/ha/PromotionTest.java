@@ -27,12 +27,12 @@ class PromotionTest {
     void promotedSlaveAcceptsWritesAndContinuesEachQueue() throws Exception {
         HANode a = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
         HANode b = HANode.open(dir.resolve("b"), FlushDiskType.ASYNC_FLUSH);
-        Replication ra = new Replication(a.store, a.epochs, HANode.config(), Replication.Role.SYNC_MASTER, null);
+        Replication ra = new Replication(a.store, a.epochs, HANode.config(), new Peer(0, "127.0.0.1:10911"), Replication.Role.SYNC_MASTER, null);
         Replication rb = null;
         Replication ra2 = null;
         try {
             ra.start();
-            rb = new Replication(b.store, b.epochs, HANode.config(), Replication.Role.SLAVE,
+            rb = new Replication(b.store, b.epochs, HANode.config(), new Peer(1, "127.0.0.1:10921"), Replication.Role.SLAVE,
                 new InetSocketAddress("127.0.0.1", ra.haListenPort()));
             rb.start();
             assertTrue(ra.acceptsWrites());
@@ -43,6 +43,11 @@ class PromotionTest {
             }
             assertEquals(a.store.getMaxPhyOffset(), b.store.getMaxPhyOffset(), "every acknowledged byte is on the slave");
             assertTrue(ra.runtimeInfo().containsKey("haSlave0LagBytes"));
+            assertEquals(java.util.Map.of(0L, "127.0.0.1:10911", 1L, "127.0.0.1:10921"), ra.brokerAddrs(),
+                "the master's route lists itself as 0 and its slave");
+            assertEquals(java.util.Map.of(0L, "127.0.0.1:10911", 1L, "127.0.0.1:10921"), rb.brokerAddrs(),
+                "the slave lists the master it streams from");
+            assertEquals(1, ra.slaveToSuggest());
 
             // the master dies; the operator promotes the slave, which still follows epoch 1
             ra.shutdown();
@@ -51,6 +56,7 @@ class PromotionTest {
             assertThrows(IllegalStateException.class, () -> promoted.promote(Replication.Role.ASYNC_MASTER, 7));
             assertEquals(2, rb.promote(Replication.Role.ASYNC_MASTER, 1));
             assertTrue(rb.acceptsWrites());
+            assertEquals(java.util.Map.of(0L, "127.0.0.1:10921"), rb.brokerAddrs(), "promoted: listed as master");
             PutMessageResult next = b.put("TopicP", 0, 512);
             assertEquals(PutMessageStatus.PUT_OK, next.status());
             assertEquals(100, next.appendResult().queueOffset(), "queue 0 continues after the 100 replicated entries");
@@ -59,7 +65,7 @@ class PromotionTest {
             // the old master comes back as a slave of the new one
             HANode a2 = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
             try {
-                ra2 = new Replication(a2.store, a2.epochs, HANode.config(), Replication.Role.SLAVE,
+                ra2 = new Replication(a2.store, a2.epochs, HANode.config(), new Peer(1, "127.0.0.1:10911"), Replication.Role.SLAVE,
                     new InetSocketAddress("127.0.0.1", rb.haListenPort()));
                 ra2.start();
                 await().atMost(ofSeconds(30)).until(() -> a2.store.getMaxPhyOffset() == b.store.getMaxPhyOffset());

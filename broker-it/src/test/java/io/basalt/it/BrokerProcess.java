@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  * under a test directory, small mapped files and a free port. {@link #close()} kills it (and anything it
  * started) if it is still alive, so no process outlives a failed test.
  */
-final class BrokerProcess implements AutoCloseable {
+public final class BrokerProcess implements AutoCloseable {
     static final Path BASALT_HOME = Path.of(System.getProperty("basalt.home", "..")).toAbsolutePath().normalize();
 
     private final Path dir;
@@ -62,24 +62,24 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     /** A broker configuration in {@code dir} on a free port; not started. */
-    static BrokerProcess create(Path dir, Map<String, String> extra) throws IOException {
+    public static BrokerProcess create(Path dir, Map<String, String> extra) throws IOException {
         return new BrokerProcess(dir, freePort(), extra);
     }
 
-    static BrokerProcess start(Path dir) throws IOException {
+    public static BrokerProcess start(Path dir) throws IOException {
         BrokerProcess b = create(dir, Map.of());
         b.start();
         return b;
     }
 
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             s.setReuseAddress(true);
             return s.getLocalPort();
         }
     }
 
-    Path dir() {
+    public Path dir() {
         return dir;
     }
 
@@ -87,16 +87,16 @@ final class BrokerProcess implements AutoCloseable {
         return confFile;
     }
 
-    Path storeDir() {
+    public Path storeDir() {
         return dir.resolve("store");
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** What a client puts in namesrvAddr: the broker answers route queries itself. */
-    String address() {
+    public String address() {
         return "127.0.0.1:" + port;
     }
 
@@ -124,7 +124,7 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     /** Starts the broker and waits until its port answers. */
-    void start() throws IOException {
+    public void start() throws IOException {
         ProcessBuilder pb = new ProcessBuilder(javaCommand("start", "-c", confFile.toString()))
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.out").toFile()));
@@ -147,13 +147,13 @@ final class BrokerProcess implements AutoCloseable {
         }
     }
 
-    String output() throws IOException {
+    public String output() throws IOException {
         Path out = dir.resolve("broker.out");
         return Files.exists(out) ? Files.readString(out) : "";
     }
 
     /** SIGTERM, then waits for a clean exit; returns the exit status. */
-    int stopGracefully() throws InterruptedException {
+    public int stopGracefully() throws InterruptedException {
         process.destroy();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             throw new IllegalStateException("broker did not stop within 60 s");
@@ -161,8 +161,16 @@ final class BrokerProcess implements AutoCloseable {
         return process.exitValue();
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process != null && process.isAlive();
+    }
+
+    /** kill -9: the process dies at once, without its shutdown hook. */
+    public void killHard() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("broker did not die within 30 s");
+        }
     }
 
     @Override

@@ -9,7 +9,7 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.message.MessageExt;
 
 /** Official 5.2.0 clients pointed at a broker that is its own name server, with short test intervals. */
-final class Clients {
+public final class Clients {
     private static final AtomicInteger INSTANCE = new AtomicInteger();
 
     static {
@@ -21,11 +21,11 @@ final class Clients {
     private Clients() {
     }
 
-    static String instanceName() {
+    public static String instanceName() {
         return "it-" + ProcessHandle.current().pid() + "-" + INSTANCE.incrementAndGet();
     }
 
-    static DefaultMQProducer producer(BrokerProcess broker, String group) throws Exception {
+    public static DefaultMQProducer producer(BrokerProcess broker, String group) throws Exception {
         DefaultMQProducer p = new DefaultMQProducer(group);
         p.setNamesrvAddr(broker.address());
         p.setInstanceName(instanceName());
@@ -35,7 +35,7 @@ final class Clients {
         return p;
     }
 
-    static DefaultLitePullConsumer litePull(BrokerProcess broker, String group, String topic, String tags) throws Exception {
+    public static DefaultLitePullConsumer litePull(BrokerProcess broker, String group, String topic, String tags) throws Exception {
         DefaultLitePullConsumer c = new DefaultLitePullConsumer(group);
         c.setNamesrvAddr(broker.address());
         c.setInstanceName(instanceName());
@@ -48,7 +48,7 @@ final class Clients {
     }
 
     /** Polls until {@code count} messages arrived or the deadline passed; returns what arrived. */
-    static List<MessageExt> pollAtLeast(DefaultLitePullConsumer c, int count, long timeoutMs) {
+    public static List<MessageExt> pollAtLeast(DefaultLitePullConsumer c, int count, long timeoutMs) {
         List<MessageExt> received = new ArrayList<>();
         long deadline = System.currentTimeMillis() + timeoutMs;
         while (received.size() < count && System.currentTimeMillis() < deadline) {

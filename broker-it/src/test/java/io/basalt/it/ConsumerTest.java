@@ -173,4 +173,32 @@ class ConsumerTest {
         assertEquals(expected, after.keySet().stream().collect(Collectors.toSet()),
             "only messages after the committed offsets are delivered again");
     }
+
+    @Test
+    void aRejectedMessageComesBackThroughTheRetryTopic() throws Exception {
+        String topic = "PushRetry";
+        send(topic, "TagA", 0, 3);
+        Map<String, Integer> redelivered = new ConcurrentHashMap<>();
+        DefaultMQPushConsumer c = new DefaultMQPushConsumer("cg-retry");
+        c.setNamesrvAddr(broker.address());
+        c.setInstanceName(Clients.instanceName());
+        c.setPollNameServerInterval(1000);
+        c.setHeartbeatBrokerInterval(1000);
+        c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        c.subscribe(topic, "*");
+        c.registerMessageListener((MessageListenerConcurrently) (msgs, ctx) -> {
+            for (MessageExt m : msgs) {
+                if (m.getReconsumeTimes() == 0) {
+                    return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+                }
+                assertFidelity(m);
+                redelivered.put(m.getKeys(), m.getReconsumeTimes());
+            }
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        c.start();
+        cleanups.add(c::shutdown);
+        await().atMost(Duration.ofSeconds(90)).until(() -> redelivered.size() == 3);
+        assertEquals(Map.of("key-0", 1, "key-1", 1, "key-2", 1), Map.copyOf(redelivered));
+    }
 }

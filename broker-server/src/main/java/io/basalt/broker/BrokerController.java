@@ -26,6 +26,7 @@ import io.basalt.broker.processor.BrokerContext;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
+import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
 import io.basalt.broker.processor.BrokerCounters;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
@@ -36,9 +37,14 @@ import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
+import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
 import io.basalt.broker.processor.PullMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
+import io.basalt.broker.namesrv.BrokerRegistration;
+import io.basalt.broker.namesrv.NameServerRegistrar;
+import io.basalt.remoting.netty.NettyClientConfig;
+import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.netty.NettyRemotingServer;
@@ -67,6 +73,8 @@ public final class BrokerController {
     private static final long MAX_SUSPEND_MS = 20_000;
     /** A slave retries its master this often (RocketMQ waits 5 s; a failover wants it sooner). */
     private static final long HA_RECONNECT_INTERVAL_MS = 1000;
+    /** How long one NameServer may take to answer a registration. */
+    private static final long NAMESRV_TIMEOUT_MS = 6_000;
 
     private final BrokerConfiguration configuration;
     private final MessageStore store;
@@ -84,6 +92,15 @@ public final class BrokerController {
     private final BrokerMetrics metrics;
     private final MetricsService metricsService;
     private final BrokerRuntimeStats runtimeStats;
+    /** Set by {@link #start()} when {@code namesrvAddr} is configured; read by the admin threads. */
+    private volatile NameServerRegistrar registrar;
+    /** Run after an admin request changed the topic table: the NameServers learn it at once. */
+    private final Runnable topicsChanged = () -> {
+        NameServerRegistrar r = registrar;
+        if (r != null) {
+            r.topicsChanged();
+        }
+    };
     private boolean started;
     private boolean shutdown;
 
@@ -114,7 +131,8 @@ public final class BrokerController {
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
             replication::acceptsWrites, store, topics, offsets, clients,
-            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters);
+            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters, replication::brokerAddrs,
+            replication::slaveToSuggest);
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -152,8 +170,10 @@ public final class BrokerController {
             ha.haHousekeepingInterval(), ha.haTransferBatchSize(), ha.slaveTimeout(), HA_RECONNECT_INTERVAL_MS, true);
         InetSocketAddress masterAddress = ha.haMasterAddress()
             .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
-        return new Replication(store, EpochFile.open(configuration.store().storePathRootDir()), config,
-            Replication.Role.valueOf(configuration.broker().brokerRole().name()), masterAddress);
+        BrokerConfig broker = configuration.broker();
+        Peer self = new Peer(broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
+        return new Replication(store, EpochFile.open(configuration.store().storePathRootDir()), config, self,
+            Replication.Role.valueOf(broker.brokerRole().name()), masterAddress);
     }
 
     /** The store's view of the broker.conf store keys. */
@@ -192,7 +212,7 @@ public final class BrokerController {
         MessageStoreOptions d = MessageStoreOptions.defaults().withIndexSize(s.maxHashSlotNum(), s.maxIndexNum());
         return new MessageStoreOptions(s.messageIndexEnable(), d.maxHashSlotNum(), d.maxIndexNum(), d.readLimits(),
             d.diskSpaceCleanForciblyRatio(), d.diskSpaceWarningLevelRatio(), d.cleanFileForciblyEnable(),
-            d.diskCheckIntervalMs(), d.reputIdleWaitMs(), d.clock(), d.diskUsage());
+            d.diskCheckIntervalMs(), d.reputIdleWaitMs(), d.maxMsgsNumBatch(), d.clock(), d.diskUsage());
     }
 
     private void registerProcessors(BrokerConfig broker) {
@@ -211,6 +231,7 @@ public final class BrokerController {
         register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
         register(pull, new PullMessageProcessor(context, MAX_SUSPEND_MS), RequestCode.PULL_MESSAGE,
             RequestCode.LITE_PULL_MESSAGE);
+        register(send, new ConsumerSendMsgBackProcessor(context), RequestCode.CONSUMER_SEND_MSG_BACK);
         register(clientManage, new ClientManageProcessor(context), RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT,
             RequestCode.CHECK_CLIENT_CONFIG, RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ,
             RequestCode.UNLOCK_BATCH_MQ);
@@ -219,21 +240,29 @@ public final class BrokerController {
             RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
         register(route, new RouteProcessor(context), RequestCode.GET_ROUTEINFO_BY_TOPIC,
             RequestCode.GET_BROKER_CLUSTER_INFO);
-        register(route, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
-            RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
-            RequestCode.DELETE_TOPIC_IN_NAMESRV);
-        register(admin, new TopicAdminProcessor(broker.brokerName(), topics, offsets, store, () -> { }),
+        registerAdminProcessors(broker, send, pull);
+    }
+
+    private void registerAdminProcessors(BrokerConfig broker, RequestExecutor send, RequestExecutor pull) {
+        RequestExecutor admin = executor("AdminBrokerThread_", 1, 10_000, 0);
+        RequestExecutor query = executor("QueryMessageThread_", 2, 20_000, 0);
+        String brokerName = broker.brokerName();
+        register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store, topicsChanged),
             RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
             RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
-        register(admin, new ConsumerAdminProcessor(broker.brokerName(), topics, offsets, clients, store),
+        register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store),
             RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO);
-        register(admin, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
+        register(admin, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
+            RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
+            RequestCode.DELETE_TOPIC_IN_NAMESRV);
         register(admin, new PromoteToMasterProcessor(replication), PromoteToMasterProcessor.PROMOTE_TO_MASTER);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
-                new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()))),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000))),
             RequestCode.GET_BROKER_RUNTIME_INFO);
+        register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
     }
 
     private RequestExecutor executor(String prefix, int threads, int capacity, long maxQueueWaitMs) {
@@ -266,12 +295,29 @@ public final class BrokerController {
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(this::persistOffsets, offsetPeriod, offsetPeriod, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(clients::scanExpired, 10, 10, TimeUnit.SECONDS);
-        scheduler.scheduleAtFixedRate(runtimeStats::doWork, 1, 1, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(runtimeStats::doWork, 0, 1, TimeUnit.SECONDS);
         remotingServer.start();
         metricsService.start();
+        startNameServerRegistration();
         log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
             configuration.broker().brokerClusterName(), remotingServer.localPort(),
             configuration.store().storePathRootDir());
+    }
+
+    /** Registers with the NameServers of {@code namesrvAddr}, if any, now that the listening port is known. */
+    private void startNameServerRegistration() {
+        BrokerConfig broker = configuration.broker();
+        List<String> nameServers = broker.namesrvAddr().stream().map(a -> a.host() + ":" + a.port()).toList();
+        if (nameServers.isEmpty()) {
+            return;
+        }
+        BrokerRegistration identity = new BrokerRegistration(broker.brokerClusterName(), broker.brokerName(),
+            broker.brokerId(), broker.brokerIP1() + ":" + remotingServer.localPort(),
+            broker.brokerIP1() + ":" + configuration.ha().haListenPort());
+        NameServerRegistrar r = new NameServerRegistrar(nameServers, identity, () -> TopicAdminProcessor.topicTable(topics),
+            new NettyRemotingClient(NettyClientConfig.defaults()), NAMESRV_TIMEOUT_MS);
+        registrar = r;
+        r.start(broker.registerNameServerPeriod());
     }
 
     /** The port of the metrics and status page endpoint, or -1 when metricsPort is 0. */
@@ -303,6 +349,11 @@ public final class BrokerController {
         shutdown = true;
         log.info("broker shutting down");
         metricsService.shutdown();
+        NameServerRegistrar r = registrar;
+        if (r != null) {
+            // first, so that the NameServers stop routing clients here
+            r.shutdown();
+        }
         pullHold.shutdown();
         remotingServer.shutdown();
         for (RequestExecutor e : executors) {

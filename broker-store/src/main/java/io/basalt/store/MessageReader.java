@@ -1,5 +1,6 @@
 package io.basalt.store;
 
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,9 @@ import io.basalt.store.queue.ConsumeQueue;
 import io.basalt.store.queue.ConsumeQueueEntry;
 import io.basalt.store.queue.ConsumeQueueStore;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The read path: a pull walks a ConsumeQueue from a logical offset, filters entries by tag hash, and
  * returns the matching CommitLog records as held slices. RocketMQ's statuses, next-begin offsets,
@@ -17,7 +21,9 @@ import io.basalt.store.queue.ConsumeQueueStore;
  * apart from a thread-local entry buffer; any thread.
  */
 final class MessageReader {
+    private static final Logger LOG = LoggerFactory.getLogger(MessageReader.class);
     private static final int MIN_FILTER_SCAN_BYTES = 16_000;
+    private static final int MIN_ENTRIES_PER_READ = 32;
 
     private final ConsumeQueueStore queues;
     private final CommitLogReader log;
@@ -52,8 +58,13 @@ final class MessageReader {
         if (offset > maxOffset) {
             return empty(GetMessageStatus.OFFSET_OVERFLOW_BADLY, maxOffset, minOffset, maxOffset);
         }
-        return read(queue, offset, Math.max(1, maxMsgNums), filter == null ? MessageFilter.all() : filter,
-                minOffset, maxOffset);
+        try {
+            return read(queue, offset, Math.max(1, maxMsgNums), filter == null ? MessageFilter.all() : filter,
+                    minOffset, maxOffset);
+        } catch (UncheckedIOException e) {
+            LOG.error("Reading ConsumeQueue {}-{} at offset {} failed: {}", topic, queueId, offset, e.getCause().toString());
+            return empty(GetMessageStatus.OFFSET_FOUND_NULL, offset, minOffset, maxOffset);
+        }
     }
 
     private GetMessageResult read(ConsumeQueue queue, long offset, int maxMsgNums, MessageFilter filter,
@@ -73,7 +84,9 @@ final class MessageReader {
         // until the batch is full, the queue ends, or the filter scan limit is reached.
         while (!full && next < maxOffset && next - offset < scanLimit) {
             entries.clear();
-            int count = queue.read(next, (int) (scanLimit - (next - offset)), entries);
+            // read what the batch can use first; more only when entries are filtered out or skipped
+            int want = (int) Math.min(scanLimit - (next - offset), Math.max(maxMsgNums, MIN_ENTRIES_PER_READ));
+            int count = queue.read(next, want, entries);
             if (count == 0) {
                 if (next == offset) {
                     // the queue file went away between the bounds check and the read (retention)

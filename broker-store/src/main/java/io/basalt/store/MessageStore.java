@@ -29,6 +29,7 @@ import io.basalt.store.queue.DispatchSource;
 import io.basalt.store.queue.FlushConsumeQueueService;
 import io.basalt.store.queue.MessageArrivingListener;
 import io.basalt.store.queue.ReputMessageService;
+import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.ConsumeQueueRecovery;
 import io.basalt.store.retention.DiskSpaceMonitor;
 import io.basalt.store.retention.RetentionPolicy;
@@ -105,7 +106,11 @@ public final class MessageStore implements AutoCloseable {
         this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), options.diskUsage(),
                 policy, options.diskCheckIntervalMs());
         this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, options.clock(), config);
-        this.flushConsumeQueueService = new FlushConsumeQueueService(queues, index, config.flushIntervalConsumeQueue());
+        this.flushConsumeQueueService = new FlushConsumeQueueService(queues, index, config.flushIntervalConsumeQueue(),
+                commitLog.checkpoint(), () -> {
+                    ReputMessageService r = reput;
+                    return r == null ? 0 : r.lastStoreTimestamp();
+                });
     }
 
     /**
@@ -145,12 +150,15 @@ public final class MessageStore implements AutoCloseable {
 
     /**
      * Recovers the CommitLog, then the queues and index against it, and dispatches synchronously
-     * whatever they miss; then sets the CommitLog's queue-offset counters from the queues.
+     * whatever they miss; then sets the CommitLog's queue-offset counters from the queues. After a
+     * crash (the {@code abort} marker was there), index files ending at or after the checkpoint's
+     * indexMsgTimestamp are deleted first and rebuilt, as RocketMQ does.
      */
     public synchronized void load() throws IOException {
         if (state != State.NEW) {
             throw new IllegalStateException("MessageStore already loaded");
         }
+        boolean crashed = AbortMarker.in(config.rootDir()).exists();
         long[] firstRecovered = {-1};
         commitLog.load(check -> {
             if (firstRecovered[0] < 0) {
@@ -159,6 +167,9 @@ public final class MessageStore implements AutoCloseable {
         });
         long min = commitLog.minOffset();
         long end = commitLog.maxOffset();
+        if (crashed && index != null) {
+            index.deleteFilesEndingAtOrAfter(commitLog.checkpoint().indexMsgTimestamp());
+        }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
         if (firstRecovered[0] >= 0 && firstRecovered[0] < resume) {
             // after a crash, queue and index tails that were never flushed are rebuilt from the
@@ -329,39 +340,39 @@ public final class MessageStore implements AutoCloseable {
      */
     public GetMessageResult getMessage(String group, String topic, int queueId, long offset, int maxMsgNums,
                                        MessageFilter filter) {
-        if (state == State.STOPPED) {
+        if (state == State.STOPPED || topic == null) {
             return new GetMessageResult(GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, offset, 0, 0, List.of(), 0, false);
         }
         return reader.getMessage(topic, queueId, offset, maxMsgNums, filter);
     }
 
     public long getMinOffsetInQueue(String topic, int queueId) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.minOffset();
     }
 
     /** Next logical offset to be written in (topic, queueId): what consumers see as the max offset. */
     public long getMaxOffsetInQueue(String topic, int queueId) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.maxOffset();
     }
 
     /** End (offset + size) in the CommitLog of the last entry of (topic, queueId); 0 if none. */
     public long getMaxPhysicOffsetInQueue(String topic, int queueId) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.maxPhysicOffset();
     }
 
     /** CommitLog offset of the message at logical {@code consumeQueueOffset}, or -1. */
     public long getCommitLogOffsetInQueue(String topic, int queueId, long consumeQueueOffset) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         ConsumeQueueEntry e = q == null ? null : q.entry(consumeQueueOffset);
         return e == null || e.isPlaceholder() ? -1 : e.commitLogOffset();
     }
 
     /** Store time of the message at logical {@code consumeQueueOffset}, or -1. */
     public long getMessageStoreTimeStamp(String topic, int queueId, long consumeQueueOffset) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         ConsumeQueueEntry e = q == null ? null : q.entry(consumeQueueOffset);
         return e == null || e.isPlaceholder() ? -1 : storeTimestamp(e.commitLogOffset(), e.size());
     }
@@ -372,8 +383,12 @@ public final class MessageStore implements AutoCloseable {
     }
 
     public long getOffsetInQueueByTime(String topic, int queueId, long timestamp, BoundaryType boundary) {
-        ConsumeQueue q = queues.find(topic, queueId);
+        ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.offsetForTimestamp(timestamp, boundary, this::storeTimestamp);
+    }
+
+    private ConsumeQueue find(String topic, int queueId) {
+        return topic == null ? null : queues.find(topic, queueId);
     }
 
     private long storeTimestamp(long commitLogOffset, int size) {
@@ -415,14 +430,14 @@ public final class MessageStore implements AutoCloseable {
 
     /**
      * Messages of {@code topic} whose KEYS contain {@code key} or whose UNIQ_KEY is {@code key}, stored
-     * within [begin, end], newest first, at most {@code maxNum}. Index hash collisions are filtered
+     * within [begin, end], newest first, at most {@code maxNum} (and maxMsgsNumBatch). Index hash collisions are filtered
      * out here by comparing the keys of the records. Close the result when done.
      */
     public QueryMessageResult queryMessage(String topic, String key, int maxNum, long begin, long end) {
-        if (index == null) {
+        if (index == null || topic == null || key == null || maxNum <= 0) {
             return new QueryMessageResult(List.of(), 0, 0);
         }
-        QueryOffsetResult offsets = index.queryOffset(topic, key, maxNum, begin, end);
+        QueryOffsetResult offsets = index.queryOffset(topic, key, Math.min(maxNum, options.maxMsgsNumBatch()), begin, end);
         List<SelectedBuffer> found = new ArrayList<>();
         for (long offset : offsets.phyOffsets()) {
             SelectedBuffer b = reader.selectRecord(offset);
@@ -539,16 +554,12 @@ public final class MessageStore implements AutoCloseable {
         return commitLog;
     }
 
-    ConsumeQueueStore consumeQueues() {
-        return queues;
-    }
-
-    IndexService indexService() {
-        return index;
-    }
-
     StoreCleanService cleanService() {
         return cleanService;
+    }
+
+    FlushConsumeQueueService flushConsumeQueueService() {
+        return flushConsumeQueueService;
     }
 
     DiskSpaceMonitor diskMonitor() {

@@ -25,13 +25,14 @@ import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.SelectedBuffer;
 import io.basalt.store.queue.BoundaryType;
 
+import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class MessageStoreTest {
+class MessageStoreTest extends LeakCheck {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir
@@ -154,6 +155,26 @@ class MessageStoreTest {
         }
         try (QueryMessageResult q = store.queryMessage("Other", "order-42", 10, 0, Long.MAX_VALUE)) {
             assertEquals(0, q.messages().size());
+        }
+    }
+
+    @Test
+    void badReadArgumentsGetAStatusNotAnException() throws IOException {
+        MessageStore store = start(FlushDiskType.ASYNC_FLUSH);
+        put(store, "T", 0, null, null, "m");
+        await().atMost(WAIT).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        assertEquals(GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, store.getMessage("g", null, 0, 0, 32, null).status());
+        assertEquals(GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, store.getMessage("g", "T", -1, 0, 32, null).status());
+        assertEquals(GetMessageStatus.OFFSET_TOO_SMALL, store.getMessage("g", "T", 0, -5, 32, null).status());
+        try (GetMessageResult r = store.getMessage("g", "T", 0, 0, 0, null)) {
+            assertEquals(1, r.messageCount(), "maxMsgNums below 1 reads one message");
+        }
+        assertEquals(0, store.getMaxOffsetInQueue(null, 0));
+        assertEquals(-1, store.getCommitLogOffsetInQueue("T", 0, 99));
+        assertNull(store.lookMessageByOffset(-1));
+        assertNull(store.lookMessageByOffset(Long.MAX_VALUE));
+        try (QueryMessageResult q = store.queryMessage("T", null, 10, 0, Long.MAX_VALUE)) {
+            assertTrue(q.messages().isEmpty());
         }
     }
 

@@ -28,12 +28,13 @@ import io.basalt.store.commitlog.PutMessageResult;
 import io.basalt.store.commitlog.PutMessageStatus;
 import io.basalt.store.mappedfile.MappedFile;
 
+import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** ConsumeQueue and index recovery against the CommitLog, through the MessageStore's load. */
-class StoreRecoveryTest {
+class StoreRecoveryTest extends LeakCheck {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir
@@ -141,6 +142,33 @@ class StoreRecoveryTest {
         assertEquals(200, pullAll(0).size());
         PutMessageResult next = store.asyncPutMessage(message("T", 1, null, null, "next")).join();
         assertEquals(200, next.appendResult().queueOffset(), "queue offsets continue after the rebuild");
+    }
+
+    @Test
+    void afterACrashTheIndexFilesNotCoveredByTheCheckpointAreRebuilt() throws IOException {
+        restart();
+        putMany(600, 2); // two keys per message: several full index files of 399 items
+        store.flushConsumeQueueService().doWork();
+        long indexMsgTimestamp = store.commitLog().checkpoint().indexMsgTimestamp();
+        assertTrue(indexMsgTimestamp > 0, "the newest full, flushed index file is recorded");
+        assertTrue(store.commitLog().checkpoint().logicsMsgTimestamp() > 0);
+        store.shutdown();
+        store = null;
+        // the newest index file lost its slot pages (torn by a power loss) and the broker had crashed
+        Path newest;
+        try (Stream<Path> s = Files.list(root.resolve("index"))) {
+            newest = s.max(Comparator.naturalOrder()).orElseThrow();
+        }
+        overwrite(newest, 40, ByteBuffer.allocate(64 * 4));
+        Files.createFile(root.resolve("abort"));
+
+        restart();
+        for (int i : new int[] {0, 299, 598, 599}) {
+            try (QueryMessageResult q = store.queryMessage("T", "key-" + i, 10, 0, Long.MAX_VALUE)) {
+                assertEquals(1, q.messages().size(), "key-" + i);
+                assertEquals("m" + i, new String(MessageRecordDecoder.decode(q.messages().get(0).buffer().duplicate()).body()));
+            }
+        }
     }
 
     @Test

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.jctools.queues.MpscUnboundedArrayQueue;
 
@@ -19,8 +20,10 @@ import io.basalt.store.service.ServiceThread;
  * SLAVE_NOT_AVAILABLE at once when no streaming slave is within {@code haMaxGapNotInSync} (the
  * message is stored on the master only; the client sees it in the status).
  *
- * <p>Appending threads hand requests over through a jctools MPSC queue; the service thread alone
- * owns the ordered waiting list. It is woken by every slave ack and otherwise checks deadlines
+ * <p>Appending threads hand requests over through a jctools MPSC queue. The waiting list has one
+ * writer at a time, whoever holds {@code settleLock}: the HA connection thread that just read an ack
+ * settles the covered puts itself when the lock is free (saving a thread hand-off on every
+ * SYNC_MASTER put), otherwise it wakes the service thread, which also times out expired requests
  * every few milliseconds.
  */
 final class GroupTransferService extends ServiceThread implements ReplicaWait {
@@ -34,6 +37,7 @@ final class GroupTransferService extends ServiceThread implements ReplicaWait {
     private final long haMaxGapNotInSync;
     private final MpscUnboundedArrayQueue<Request> incoming = new MpscUnboundedArrayQueue<>(1024);
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+    private final ReentrantLock settleLock = new ReentrantLock();
 
     GroupTransferService(HAService service, long slaveTimeoutMs, long haMaxGapNotInSync) {
         super("GroupTransferService");
@@ -60,8 +64,30 @@ final class GroupTransferService extends ServiceThread implements ReplicaWait {
         return request.future();
     }
 
+    /** An HA connection thread read an ack: settle now if nobody else is, else leave it to the service thread. */
+    void onAck() {
+        if (settleLock.tryLock()) {
+            try {
+                settle();
+            } finally {
+                settleLock.unlock();
+            }
+        } else {
+            wakeup();
+        }
+    }
+
     @Override
     protected int doWork() {
+        settleLock.lock();
+        try {
+            return settle();
+        } finally {
+            settleLock.unlock();
+        }
+    }
+
+    private int settle() {
         int moved = incoming.drain(waiting::add);
         if (waiting.isEmpty()) {
             return moved;
@@ -92,10 +118,15 @@ final class GroupTransferService extends ServiceThread implements ReplicaWait {
     /** Nobody will acknowledge any more: every waiting put gets FLUSH_SLAVE_TIMEOUT (its message is stored). */
     @Override
     protected void onShutdown() {
-        incoming.drain(waiting::add);
-        for (Request r : waiting) {
-            r.future().complete(PutMessageStatus.FLUSH_SLAVE_TIMEOUT);
+        settleLock.lock();
+        try {
+            incoming.drain(waiting::add);
+            for (Request r : waiting) {
+                r.future().complete(PutMessageStatus.FLUSH_SLAVE_TIMEOUT);
+            }
+            waiting.clear();
+        } finally {
+            settleLock.unlock();
         }
-        waiting.clear();
     }
 }

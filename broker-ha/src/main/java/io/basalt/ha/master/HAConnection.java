@@ -46,6 +46,8 @@ final class HAConnection extends ByteToMessageDecoder {
 
     private volatile State state = State.HANDSHAKE;
     private volatile long ackOffset;
+    private volatile long brokerId = -1;
+    private volatile String brokerAddr = "";
     private long nextTransferOffset;
 
     HAConnection(HAService service, Channel channel) {
@@ -62,6 +64,14 @@ final class HAConnection extends ByteToMessageDecoder {
 
     long ackOffset() {
         return ackOffset;
+    }
+
+    long brokerId() {
+        return brokerId;
+    }
+
+    String brokerAddr() {
+        return brokerAddr;
     }
 
     String remoteAddress() {
@@ -103,8 +113,9 @@ final class HAConnection extends ByteToMessageDecoder {
         try {
             switch (state) {
                 case HANDSHAKE -> {
-                    if (in.readableBytes() >= HAWire.HELLO_LENGTH) {
-                        onHello(ctx, HAWire.decodeHello(in));
+                    HAWire.Hello hello = HAWire.tryDecodeHello(in);
+                    if (hello != null) {
+                        onHello(ctx, hello);
                     }
                 }
                 case WAIT_REQUEST -> {
@@ -132,10 +143,13 @@ final class HAConnection extends ByteToMessageDecoder {
             refuse("slave follows a newer master (epoch " + hello.slaveEpoch() + " > " + epoch + ")", true);
             return;
         }
+        brokerId = hello.brokerId();
+        brokerAddr = hello.brokerAddr();
         HAWire.Welcome welcome = new HAWire.Welcome(epoch, store.getMinPhyOffset(), store.getMaxPhyOffset(),
-            service.epochEntries());
+            service.epochEntries(), service.self().brokerAddr());
         ctx.writeAndFlush(HAWire.encodeWelcome(ctx.alloc(), welcome));
-        state(State.WAIT_REQUEST, "HELLO: slave epoch " + hello.slaveEpoch() + ", max offset " + hello.slaveMaxOffset());
+        state(State.WAIT_REQUEST, "HELLO: slave " + hello.brokerId() + "@" + hello.brokerAddr() + ", epoch "
+            + hello.slaveEpoch() + ", max offset " + hello.slaveMaxOffset());
     }
 
     private void onRequest(long offset) {

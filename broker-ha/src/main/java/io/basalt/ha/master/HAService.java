@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
+import io.basalt.ha.Peer;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.MessageStore;
 import io.basalt.store.commitlog.StoredMessage;
@@ -52,6 +53,7 @@ public final class HAService {
     private final MessageStore store;
     private final EpochFile epochs;
     private final HAConfig config;
+    private final Peer self;
     private final boolean syncMaster;
     private final Set<HAConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger threadIndex = new AtomicInteger();
@@ -63,8 +65,9 @@ public final class HAService {
     private volatile String fencedReason;
     private volatile boolean running;
 
-    public HAService(MessageStore store, EpochFile epochs, HAConfig config, boolean syncMaster) {
+    public HAService(MessageStore store, EpochFile epochs, HAConfig config, Peer self, boolean syncMaster) {
         this.store = store;
+        this.self = self;
         this.epochs = epochs;
         this.config = config;
         this.syncMaster = syncMaster;
@@ -183,7 +186,7 @@ public final class HAService {
         for (HAConnection c : connections) {
             if (c.isTransferring()) {
                 long ack = c.ackOffset();
-                out.add(new SlaveStatus(c.remoteAddress(), ack, Math.max(0, max - ack), lagMs(ack, max, now)));
+                out.add(new SlaveStatus(c.remoteAddress(), c.brokerId(), c.brokerAddr(), ack, Math.max(0, max - ack), lagMs(ack, max, now)));
             }
         }
         return out;
@@ -227,7 +230,7 @@ public final class HAService {
 
     void onAck() {
         if (groupTransfer != null) {
-            groupTransfer.wakeup();
+            groupTransfer.onAck();
         }
     }
 
@@ -257,6 +260,10 @@ public final class HAService {
 
     HAConfig config() {
         return config;
+    }
+
+    Peer self() {
+        return self;
     }
 
     List<EpochFile.Entry> epochEntries() {

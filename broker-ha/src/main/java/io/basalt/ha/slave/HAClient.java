@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.HAWire;
+import io.basalt.ha.Peer;
 import io.basalt.store.MessageStore;
 import io.basalt.store.commitlog.CommitLog;
 import io.netty.bootstrap.Bootstrap;
@@ -53,6 +54,7 @@ public final class HAClient {
     private final MessageStore store;
     private final EpochFile epochs;
     private final HAConfig config;
+    private final Peer self;
     private final InetSocketAddress masterAddress;
     private final EventLoopGroup group;
     private volatile State state = State.READY;
@@ -60,9 +62,11 @@ public final class HAClient {
     private volatile long masterMaxOffsetSeen;
     private volatile long reportedOffset = -1;
     private volatile long requestedOffset = -1;
+    private volatile String masterBrokerAddr = "";
 
-    public HAClient(MessageStore store, EpochFile epochs, HAConfig config, InetSocketAddress masterAddress) {
+    public HAClient(MessageStore store, EpochFile epochs, HAConfig config, Peer self, InetSocketAddress masterAddress) {
         this.store = store;
+        this.self = self;
         this.epochs = epochs;
         this.config = config;
         this.masterAddress = masterAddress;
@@ -113,6 +117,11 @@ public final class HAClient {
     /** The offset the last handshake asked the master to stream from, -1 before the first. */
     public long lastRequestedOffset() {
         return requestedOffset;
+    }
+
+    /** The master's remoting address (host:port) while streaming from it, null otherwise. */
+    public String masterBrokerAddr() {
+        return state == State.TRANSFER && !masterBrokerAddr.isEmpty() ? masterBrokerAddr : null;
     }
 
     /** The epoch of the master this slave follows. */
@@ -175,7 +184,8 @@ public final class HAClient {
         @Override
         public void channelActive(ChannelHandlerContext ctx) throws Exception {
             long max = store.getMaxPhyOffset();
-            ctx.writeAndFlush(HAWire.encodeHello(ctx.alloc(), new HAWire.Hello(epochs.lastEpoch(), max)));
+            ctx.writeAndFlush(HAWire.encodeHello(ctx.alloc(), new HAWire.Hello(epochs.lastEpoch(), max, self.brokerId(),
+                self.brokerAddr())));
             state(State.HANDSHAKE, "connected to " + masterAddress + ", HELLO with max offset " + max);
             super.channelActive(ctx);
         }
@@ -234,6 +244,7 @@ public final class HAClient {
             ctx.writeAndFlush(ctx.alloc().buffer(HAWire.REPORT_LENGTH).writeLong(start));
             reportedOffset = start;
             requestedOffset = start;
+            masterBrokerAddr = w.brokerAddr();
             state(State.TRANSFER, "master epoch " + w.masterEpoch() + " [" + w.masterMinOffset() + ", "
                 + w.masterMaxOffset() + "), requesting from " + start);
         }

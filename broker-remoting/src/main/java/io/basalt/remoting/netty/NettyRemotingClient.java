@@ -16,7 +16,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.HashedWheelTimer;
-import io.netty.util.Timeout;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,33 +43,16 @@ public final class NettyRemotingClient implements AutoCloseable {
     private final Bootstrap bootstrap;
     private final HashedWheelTimer timer;
     private final ConcurrentMap<String, ChannelFuture> connections = new ConcurrentHashMap<>();
-    private final ConcurrentMap<Integer, Pending> pending = new ConcurrentHashMap<>();
+    private final PendingRequests pending;
     private final Object connectLock = new Object();
     private volatile boolean closed;
-
-    /** One request waiting for its response. */
-    private static final class Pending {
-        final Channel channel;
-        final CompletableFuture<RemotingCommand> future = new CompletableFuture<>();
-        volatile Timeout timeout;
-
-        void cancelTimer() {
-            Timeout t = timeout;
-            if (t != null) {
-                t.cancel();
-            }
-        }
-
-        Pending(Channel channel) {
-            this.channel = channel;
-        }
-    }
 
     public NettyRemotingClient(NettyClientConfig config) {
         this.config = config;
         this.transport = Transport.choose(config.useEpoll());
         this.group = transport.newGroup(config.workerThreads(), "NettyClientSelector_%d_%d");
         this.timer = new HashedWheelTimer(Transport.namedThreads("NettyClientTimer", 1), 10, TimeUnit.MILLISECONDS);
+        this.pending = new PendingRequests(timer);
         this.bootstrap = new Bootstrap()
             .group(group)
             .channel(transport.channelClass())
@@ -82,7 +64,7 @@ public final class NettyRemotingClient implements AutoCloseable {
                 protected void initChannel(SocketChannel ch) {
                     ch.pipeline().addLast(
                         new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
-                        new RemotingFrameDecoder(config.maxFrameLength(), (ctx, reason) -> {
+                        new RemotingFrameDecoder(config.maxFrameLength(), (ctx, reason, opaque) -> {
                             log.warn("closing connection to {}: malformed frame: {}", ctx.channel().remoteAddress(), reason);
                             ctx.close();
                         }),
@@ -130,30 +112,11 @@ public final class NettyRemotingClient implements AutoCloseable {
                     + timeoutMs + " ms"));
                 return;
             }
-            int opaque = request.opaque();
-            Pending entry = new Pending(channel);
-            if (pending.putIfAbsent(opaque, entry) != null) {
-                result.completeExceptionally(new RemotingSendRequestException("opaque " + opaque + " already in flight", null));
-                return;
-            }
-            entry.future.whenComplete((response, error) -> {
+            pending.send(channel, request, remainingNanos, timeoutMs, address).whenComplete((response, error) -> {
                 if (error != null) {
                     result.completeExceptionally(error);
                 } else {
                     result.complete(response);
-                }
-            });
-            entry.timeout = timer.newTimeout(t -> {
-                if (pending.remove(opaque, entry)) {
-                    entry.future.completeExceptionally(new RemotingTimeoutException("no response from " + address
-                        + " to request code " + request.code() + " (opaque " + opaque + ") within " + timeoutMs + " ms"));
-                }
-            }, remainingNanos, TimeUnit.NANOSECONDS);
-            channel.writeAndFlush(request).addListener((ChannelFutureListener) f -> {
-                if (!f.isSuccess() && pending.remove(opaque, entry)) {
-                    entry.cancelTimer();
-                    entry.future.completeExceptionally(new RemotingSendRequestException("cannot send request code "
-                        + request.code() + " to " + address, f.cause()));
                 }
             });
         });
@@ -265,19 +228,9 @@ public final class NettyRemotingClient implements AutoCloseable {
             .connect(InetSocketAddress.createUnresolved(address.substring(0, colon), port));
         f.channel().closeFuture().addListener(closed -> {
             connections.remove(address, f);
-            failPendingOf(f.channel());
+            pending.failAllOf(f.channel());
         });
         return f;
-    }
-
-    private void failPendingOf(Channel channel) {
-        pending.forEach((opaque, entry) -> {
-            if (entry.channel == channel && pending.remove(opaque, entry)) {
-                entry.cancelTimer();
-                entry.future.completeExceptionally(new RemotingConnectException("connection to "
-                    + channel.remoteAddress() + " closed before the response (opaque " + opaque + ")", null));
-            }
-        });
     }
 
     /** Closes every connection, fails what is pending and stops the threads. Idempotent. */
@@ -291,11 +244,7 @@ public final class NettyRemotingClient implements AutoCloseable {
         connections.clear();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         timer.stop();
-        pending.forEach((opaque, entry) -> {
-            if (pending.remove(opaque, entry)) {
-                entry.future.completeExceptionally(new RemotingConnectException("client shut down", null));
-            }
-        });
+        pending.failAll("client shut down");
     }
 
     /** Completes pending requests with their responses; refuses requests the server sends this client. */
@@ -303,14 +252,10 @@ public final class NettyRemotingClient implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, RemotingCommand cmd) {
             if (cmd.isResponse()) {
-                Pending entry = pending.remove(cmd.opaque());
-                if (entry == null) {
+                if (!pending.complete(cmd)) {
                     log.debug("response from {} for opaque {} came after its caller gave up", ctx.channel().remoteAddress(),
                         cmd.opaque());
-                    return;
                 }
-                entry.cancelTimer();
-                entry.future.complete(cmd);
             } else if (!cmd.isOneway()) {
                 RemotingCommand refusal = RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                     " request type " + cmd.code() + " not supported");

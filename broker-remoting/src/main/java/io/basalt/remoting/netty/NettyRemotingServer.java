@@ -3,9 +3,13 @@ package io.basalt.remoting.netty;
 import io.basalt.remoting.processor.RequestDispatcher;
 import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.remoting.protocol.SerializeType;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -14,6 +18,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutionException;
@@ -31,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * closes every connection and stops its threads. The registered executors belong to the caller.
  *
  * <p>Threads: {@code NettyBoss_1} accepts, {@code NettyServer<EPOLL|NIO>Selector_<n>_<i>} do all
- * channel I/O, decoding, encoding and response writes.
+ * channel I/O, decoding, encoding and response writes, {@code NettyServerTimer} times out the
+ * server's own calls to peers ({@link io.basalt.remoting.processor.RemotingConnection#invoke}).
  */
 public final class NettyRemotingServer {
     private static final Logger log = LoggerFactory.getLogger(NettyRemotingServer.class);
@@ -41,6 +47,8 @@ public final class NettyRemotingServer {
     private final RequestDispatcher dispatcher = new RequestDispatcher();
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong malformedFrames = new AtomicLong();
+    private HashedWheelTimer timer;
+    private PendingRequests calls;
     private EventLoopGroup bossGroup;
     private EventLoopGroup selectorGroup;
     private ChannelGroup channels;
@@ -67,6 +75,8 @@ public final class NettyRemotingServer {
             throw new IllegalStateException("already started");
         }
         started = true;
+        timer = new HashedWheelTimer(Transport.namedThreads("NettyServerTimer", 1), 10, TimeUnit.MILLISECONDS);
+        calls = new PendingRequests(timer);
         bossGroup = transport.newGroup(1, "NettyBoss_%2$d");
         selectorGroup = transport.newGroup(config.selectorThreads(), "NettyServer" + transport + "Selector_%d_%d");
         channels = new DefaultChannelGroup("remoting-server", GlobalEventExecutor.INSTANCE);
@@ -86,23 +96,34 @@ public final class NettyRemotingServer {
                         new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
                         new RemotingFrameDecoder(config.maxFrameLength(), NettyRemotingServer.this::malformed),
                         RemotingCommandEncoder.INSTANCE,
-                        new ServerConnectionHandler(dispatcher, connections));
+                        new ServerConnectionHandler(dispatcher, connections, calls));
                 }
             });
         try {
             serverChannel = bootstrap.bind(new InetSocketAddress(config.bindAddress(), config.listenPort()))
                 .syncUninterruptibly().channel();
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
+            // syncUninterruptibly rethrows the bind failure (a checked IOException) undeclared.
+            shutdown = true;
             stopThreads();
             throw new IllegalStateException("cannot listen on " + config.bindAddress() + ":" + config.listenPort(), e);
         }
         log.info("remoting server listening on {} ({} transport)", serverChannel.localAddress(), transport);
     }
 
-    private void malformed(ChannelHandlerContext ctx, String reason) {
+    /** Counts the bad frame, answers it when its opaque is known, and closes the connection. */
+    private void malformed(ChannelHandlerContext ctx, String reason, Integer opaque) {
         malformedFrames.incrementAndGet();
         log.warn("closing connection from {}: malformed frame: {}", ctx.channel().remoteAddress(), reason);
-        ctx.close();
+        if (opaque == null) {
+            ctx.close();
+            return;
+        }
+        RemotingCommand answer = RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "malformed request: " + reason);
+        answer.setOpaque(opaque);
+        answer.setSerializeType(SerializeType.ROCKETMQ);
+        // From the tail of the pipeline: the encoder sits after the decoder whose context this is.
+        ctx.channel().writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** The bound port (useful when configured with port 0). */
@@ -158,5 +179,7 @@ public final class NettyRemotingServer {
     private void stopThreads() {
         bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         selectorGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        timer.stop();
+        calls.failAll("server shut down");
     }
 }

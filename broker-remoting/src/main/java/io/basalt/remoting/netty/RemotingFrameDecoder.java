@@ -1,6 +1,7 @@
 package io.basalt.remoting.netty;
 
 import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RemotingCommandException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
@@ -24,7 +25,11 @@ final class RemotingFrameDecoder extends LengthFieldBasedFrameDecoder {
     /** Told once per connection about the first malformed frame. */
     @FunctionalInterface
     interface MalformedFrameHandler {
-        void malformed(ChannelHandlerContext ctx, String reason);
+        /**
+         * @param opaque the opaque of the broken request when it could be read and its sender waits
+         *     for an answer, else null
+         */
+        void malformed(ChannelHandlerContext ctx, String reason, Integer opaque);
     }
 
     RemotingFrameDecoder(int maxFrameLength, MalformedFrameHandler onMalformed) {
@@ -56,7 +61,8 @@ final class RemotingFrameDecoder extends LengthFieldBasedFrameDecoder {
             // The boundary: whatever the bytes did to the codec, this peer is done and nobody else notices.
             failed = true;
             in.skipBytes(in.readableBytes());
-            onMalformed.malformed(ctx, e.getClass().getSimpleName() + ": " + e.getMessage());
+            Integer opaque = e instanceof RemotingCommandException broken ? broken.opaque() : null;
+            onMalformed.malformed(ctx, e.getClass().getSimpleName() + ": " + e.getMessage(), opaque);
             return null;
         } finally {
             if (frame != null) {

@@ -1,5 +1,6 @@
 package io.basalt.remoting.netty;
 
+import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestDispatcher;
 import io.basalt.remoting.processor.ResponseChannel;
@@ -12,27 +13,34 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The last handler of a server connection: counts it, closes it when idle, passes each request to
- * the dispatcher and writes the responses back on the connection's event loop. One per connection.
+ * the dispatcher, writes the responses back on the connection's event loop, and completes the
+ * server's own calls to the peer with the peer's responses. One per connection, and the connection's
+ * {@link RemotingConnection} handle.
  */
-final class ServerConnectionHandler extends SimpleChannelInboundHandler<RemotingCommand> implements ResponseChannel {
+final class ServerConnectionHandler extends SimpleChannelInboundHandler<RemotingCommand>
+    implements ResponseChannel, RemotingConnection {
     private static final Logger log = LoggerFactory.getLogger(ServerConnectionHandler.class);
 
     private final RequestDispatcher dispatcher;
     private final AtomicInteger connections;
+    private final PendingRequests calls;
     private Channel channel;
     private SocketAddress remote;
     private SocketAddress local;
 
-    ServerConnectionHandler(RequestDispatcher dispatcher, AtomicInteger connections) {
+    ServerConnectionHandler(RequestDispatcher dispatcher, AtomicInteger connections, PendingRequests calls) {
         this.dispatcher = dispatcher;
         this.connections = connections;
+        this.calls = calls;
     }
 
     @Override
@@ -47,16 +55,59 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<Remoting
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         connections.decrementAndGet();
+        calls.failAllOf(channel);
         super.channelInactive(ctx);
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, RemotingCommand cmd) {
         if (cmd.isResponse()) {
-            log.debug("{} sent a response (opaque {}) nobody asked for; dropped", remote, cmd.opaque());
+            if (!calls.complete(cmd)) {
+                log.debug("{} sent a response (opaque {}) nobody waits for; dropped", remote, cmd.opaque());
+            }
             return;
         }
-        dispatcher.dispatch(cmd, new RequestContext(remote, local, System.nanoTime()), this);
+        dispatcher.dispatch(cmd, new RequestContext(this, remote, local, System.nanoTime()), this);
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public boolean isActive() {
+        return channel.isActive();
+    }
+
+    @Override
+    public CompletableFuture<RemotingCommand> invoke(RemotingCommand request, long timeoutMs) {
+        return calls.send(channel, request, TimeUnit.MILLISECONDS.toNanos(timeoutMs), timeoutMs, String.valueOf(remote));
+    }
+
+    @Override
+    public CompletableFuture<Void> invokeOneway(RemotingCommand request) {
+        request.markOneway();
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        channel.writeAndFlush(request).addListener((ChannelFutureListener) f -> {
+            if (f.isSuccess()) {
+                written.complete(null);
+            } else {
+                written.completeExceptionally(new RemotingSendRequestException("cannot send one-way request code "
+                    + request.code() + " to " + remote, f.cause()));
+            }
+        });
+        return written;
+    }
+
+    @Override
+    public void close() {
+        channel.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RemotingConnection[" + remote + "]";
     }
 
     @Override

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The table request code → (processor, executor), and the path of one request through it: look up,
  * queue on the executor (SYSTEM_BUSY when full), check the queueing budget (SYSTEM_BUSY when
- * overrun), process, answer. Unknown codes get REQUEST_CODE_NOT_SUPPORTED; one-way requests are never
+ * overrun, checked when a thread takes the request and, for the head of the queue, whenever another
+ * request arrives for the same executor), process, answer. Unknown codes get REQUEST_CODE_NOT_SUPPORTED; one-way requests are never
  * answered. Counts requests in flight so that a shutdown can wait for them.
  *
  * <p>Register every processor before the first {@link #dispatch}; after that the table is read-only
@@ -81,8 +82,9 @@ public final class RequestDispatcher {
             return;
         }
         RequestExecutor executor = registration.executor();
-        long enqueuedAt = executor.now();
-        boolean queued = executor.offer(() -> run(registration, request, context, channel, enqueuedAt));
+        long now = executor.now();
+        expireOverdue(executor, now);
+        boolean queued = executor.offer(new QueuedRequest(registration, request, context, channel, now));
         if (!queued) {
             executor.countBusy();
             answer(request, RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
@@ -90,17 +92,58 @@ public final class RequestDispatcher {
         }
     }
 
-    private void run(Registration registration, RemotingCommand request, RequestContext context,
-        ResponseChannel channel, long enqueuedAt) {
-        RequestExecutor executor = registration.executor();
-        long now = executor.now();
-        if (executor.overBudget(enqueuedAt, now)) {
-            executor.countBusy();
+    /** A request waiting in its executor's queue. */
+    private final class QueuedRequest implements Runnable {
+        final Registration registration;
+        final RemotingCommand request;
+        final RequestContext context;
+        final ResponseChannel channel;
+        final long enqueuedAtNanos;
+
+        QueuedRequest(Registration registration, RemotingCommand request, RequestContext context,
+            ResponseChannel channel, long enqueuedAtNanos) {
+            this.registration = registration;
+            this.request = request;
+            this.context = context;
+            this.channel = channel;
+            this.enqueuedAtNanos = enqueuedAtNanos;
+        }
+
+        @Override
+        public void run() {
+            RequestExecutor executor = registration.executor();
+            long now = executor.now();
+            if (executor.overBudget(enqueuedAtNanos, now)) {
+                answerLate(now);
+            } else {
+                process(registration, request, context, channel);
+            }
+        }
+
+        void answerLate(long now) {
+            registration.executor().countBusy();
             answer(request, RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
                 "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "
-                    + (now - enqueuedAt) / 1_000_000 + "ms, size of queue: " + executor.queueSize()), channel);
-            return;
+                    + (now - enqueuedAtNanos) / 1_000_000 + "ms, size of queue: "
+                    + registration.executor().queueSize()), channel);
         }
+    }
+
+    /**
+     * Answers SYSTEM_BUSY at once to the requests at the head of the queue that have overrun their
+     * budget, so that their senders hear back while the executor's threads are still busy (RocketMQ
+     * sweeps its queues on a timer; the next request to the same executor does it here).
+     */
+    private static void expireOverdue(RequestExecutor executor, long now) {
+        Runnable head;
+        while ((head = executor.peekQueued()) instanceof QueuedRequest overdue
+            && executor.overBudget(overdue.enqueuedAtNanos, now) && executor.removeQueued(overdue)) {
+            overdue.answerLate(now);
+        }
+    }
+
+    private void process(Registration registration, RemotingCommand request, RequestContext context,
+        ResponseChannel channel) {
         CompletableFuture<RemotingCommand> future;
         try {
             future = registration.processor().processRequest(context, request);

@@ -71,6 +71,15 @@ public final class RequestExecutor {
         }
     }
 
+    Runnable peekQueued() {
+        return pool.getQueue().peek();
+    }
+
+    /** Takes a queued task back out; false when a thread took it first. */
+    boolean removeQueued(Runnable task) {
+        return pool.remove(task);
+    }
+
     void countBusy() {
         systemBusy.increment();
     }

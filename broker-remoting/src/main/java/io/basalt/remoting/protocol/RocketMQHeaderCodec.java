@@ -72,41 +72,63 @@ final class RocketMQHeaderCodec {
         int version = header.getShort();
         int opaque = header.getInt();
         int flag = header.getInt();
-        int remarkLength = header.getInt();
-        String remark = null;
-        if (remarkLength != 0) {
-            remark = readUtf8(header, remarkLength, "remark");
-        }
-        int extFieldsLength = readLength(header, header.getInt(), "extFields");
-        HashMap<String, String> extFields = null;
-        if (extFieldsLength > 0) {
-            int end = header.position() + extFieldsLength;
-            extFields = new HashMap<>();
-            while (header.position() < end) {
-                if (end - header.position() < 6) {
-                    throw new RemotingCommandException("truncated extFields entry");
-                }
-                String key = readUtf8(header, header.getShort(), "extFields key");
-                if (end - header.position() < 4) {
-                    throw new RemotingCommandException("truncated extFields entry");
-                }
-                int valueLength = header.getInt();
-                // RocketMQ reads a zero-length value as null: the entry is absent.
-                String value = valueLength == 0 ? null : readUtf8(header, valueLength, "extFields value");
-                if (header.position() > end) {
-                    throw new RemotingCommandException("extFields entry crosses the extFields length");
-                }
-                if (value != null) {
-                    extFields.put(key, value);
-                }
-            }
+        String remark;
+        HashMap<String, String> extFields;
+        try {
+            remark = readRemark(header);
+            extFields = readExtFields(header);
+        } catch (RemotingCommandException e) {
+            throw expectsAnswer(flag) ? e.withOpaque(opaque) : e;
         }
         if (header.hasRemaining()) {
-            throw new RemotingCommandException(header.remaining() + " stray bytes after the binary header");
+            RemotingCommandException e = new RemotingCommandException(header.remaining()
+                + " stray bytes after the binary header");
+            throw expectsAnswer(flag) ? e.withOpaque(opaque) : e;
         }
         RemotingCommand cmd = new RemotingCommand(code, language, version, opaque, flag, remark, extFields);
         cmd.setSerializeType(SerializeType.ROCKETMQ);
         return cmd;
+    }
+
+    /** A request that is not one-way: its sender waits for an answer, even to a broken request. */
+    private static boolean expectsAnswer(int flag) {
+        return (flag & (RemotingCommand.RESPONSE_FLAG | RemotingCommand.ONEWAY_FLAG)) == 0;
+    }
+
+    private static String readRemark(ByteBuffer header) throws RemotingCommandException {
+        int remarkLength = header.getInt();
+        return remarkLength == 0 ? null : readUtf8(header, remarkLength, "remark");
+    }
+
+    private static HashMap<String, String> readExtFields(ByteBuffer header) throws RemotingCommandException {
+        if (header.remaining() < 4) {
+            throw new RemotingCommandException("binary header ends before its extFields length");
+        }
+        int extFieldsLength = readLength(header, header.getInt(), "extFields");
+        if (extFieldsLength == 0) {
+            return null;
+        }
+        int end = header.position() + extFieldsLength;
+        HashMap<String, String> extFields = new HashMap<>();
+        while (header.position() < end) {
+            if (end - header.position() < 6) {
+                throw new RemotingCommandException("truncated extFields entry");
+            }
+            String key = readUtf8(header, header.getShort(), "extFields key");
+            if (end - header.position() < 4) {
+                throw new RemotingCommandException("truncated extFields entry");
+            }
+            int valueLength = header.getInt();
+            // RocketMQ reads a zero-length value as null: the entry is absent.
+            String value = valueLength == 0 ? null : readUtf8(header, valueLength, "extFields value");
+            if (header.position() > end) {
+                throw new RemotingCommandException("extFields entry crosses the extFields length");
+            }
+            if (value != null) {
+                extFields.put(key, value);
+            }
+        }
+        return extFields;
     }
 
     private static int readLength(ByteBuffer buf, int length, String what) throws RemotingCommandException {

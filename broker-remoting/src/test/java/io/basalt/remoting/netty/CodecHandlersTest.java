@@ -27,6 +27,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
+import io.netty.util.HashedWheelTimer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -61,13 +62,15 @@ class CodecHandlersTest {
         EventLoopGroup loop = new DefaultEventLoopGroup(1, Transport.namedThreads("TestLoop_%d_%d", 1));
         AtomicReference<ServerConnectionHandler> handler = new AtomicReference<>();
         AtomicReference<String> writer = new AtomicReference<>();
+        HashedWheelTimer timer = new HashedWheelTimer(Transport.namedThreads("TestTimer", 1));
         LocalAddress address = new LocalAddress("codec-handlers-test");
         try {
             Channel server = new ServerBootstrap().group(loop).channel(LocalServerChannel.class)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        handler.set(new ServerConnectionHandler(new RequestDispatcher(), new AtomicInteger()));
+                        handler.set(new ServerConnectionHandler(new RequestDispatcher(), new AtomicInteger(),
+                            new PendingRequests(timer)));
                         ch.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
                             @Override
                             public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -88,6 +91,7 @@ class CodecHandlersTest {
             server.close().sync();
         } finally {
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            timer.stop();
         }
     }
 }

@@ -12,6 +12,7 @@ import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.remoting.protocol.SerializeType;
+import java.io.DataInputStream;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketException;
@@ -123,5 +124,26 @@ class MalformedFrameTest {
         } catch (SocketException reset) {
             return -1;
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void brokenRequestWithReadableOpaqueIsAnsweredBeforeTheClose() throws Exception {
+        RemotingCommand cmd = RemotingCommand.request(ECHO);
+        cmd.setSerializeType(SerializeType.ROCKETMQ);
+        byte[] broken = cmd.encode();
+        ByteBuffer.wrap(broken).putInt(broken.length - 4, 500); // extFields length beyond the header
+        try (Socket bad = new Socket("127.0.0.1", server.localPort())) {
+            bad.getOutputStream().write(broken);
+            DataInputStream in = new DataInputStream(bad.getInputStream());
+            byte[] frame = new byte[in.readInt()];
+            in.readFully(frame);
+            RemotingCommand answer = RemotingCommand.decode(ByteBuffer.wrap(frame));
+            assertEquals(cmd.opaque(), answer.opaque());
+            assertEquals(ResponseCode.SYSTEM_ERROR, answer.code());
+            assertTrue(answer.isResponse());
+            assertTrue(answer.remark().startsWith("malformed request"), answer.remark());
+            assertEquals(-1, readUntilClosed(in));
+        }
+        assertEquals(1, server.malformedFrameCount());
     }
 }

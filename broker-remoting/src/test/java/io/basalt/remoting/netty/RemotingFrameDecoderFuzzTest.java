@@ -80,7 +80,7 @@ class RemotingFrameDecoderFuzzTest {
                 random.nextBytes(stream);
             }
             boolean[] malformed = new boolean[1];
-            EmbeddedChannel channel = new EmbeddedChannel(new RemotingFrameDecoder(MAX_FRAME, (ctx, reason) -> {
+            EmbeddedChannel channel = new EmbeddedChannel(new RemotingFrameDecoder(MAX_FRAME, (ctx, reason, opaque) -> {
                 malformed[0] = true;
                 ctx.close();
             }));

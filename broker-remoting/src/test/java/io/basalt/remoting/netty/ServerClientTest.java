@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.remoting.protocol.SerializeType;
 import io.netty.channel.epoll.Epoll;
@@ -27,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,10 +45,12 @@ class ServerClientTest {
     static final int ONEWAY_SINK = 1004;
     static final int BUDGETED = 1005;
     static final int NEVER_ANSWERS = 1006;
+    static final int REMEMBER_CONNECTION = 1007;
 
     private final AtomicLong fakeNanos = new AtomicLong();
     private final ConcurrentLinkedQueue<CompletableFuture<RemotingCommand>> asyncAnswers = new ConcurrentLinkedQueue<>();
     private final AtomicInteger onewayReceived = new AtomicInteger();
+    private final AtomicReference<RemotingConnection> remembered = new AtomicReference<>();
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final CountDownLatch release = new CountDownLatch(1);
     private final CountDownLatch blockerEntered = new CountDownLatch(1);
@@ -79,6 +84,10 @@ class ServerClientTest {
             CompletableFuture<RemotingCommand> never = new CompletableFuture<>();
             asyncAnswers.add(never); // completed empty after the test, so that shutdown need not wait
             return never;
+        }, echoPool);
+        server.registerProcessor(REMEMBER_CONNECTION, (ctx, req) -> {
+            remembered.set(ctx.connection());
+            return CompletableFuture.completedFuture(RemotingCommand.response(ResponseCode.SUCCESS, null));
         }, echoPool);
         server.registerProcessor(BLOCKS, (ctx, req) -> {
             blockerEntered.countDown();
@@ -231,10 +240,29 @@ class ServerClientTest {
     }
 
     @Test
+    void overdueRequestIsAnsweredWhileTheThreadsAreStillBusy() throws Exception {
+        RemotingCommand blocker = RemotingCommand.request(BUDGETED);
+        blocker.setRemark("block");
+        CompletableFuture<RemotingCommand> running = client.invokeAsync(address, blocker, 30_000);
+        assertTrue(blockerEntered.await(10, TimeUnit.SECONDS));
+        CompletableFuture<RemotingCommand> late = client.invokeAsync(address, RemotingCommand.request(BUDGETED), 30_000);
+        await().atMost(ofSeconds(10)).until(() -> executors.get(2).queueSize() == 1);
+        fakeNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(201));
+        CompletableFuture<RemotingCommand> next = client.invokeAsync(address, RemotingCommand.request(BUDGETED), 30_000);
+        RemotingCommand busy = late.get(10, TimeUnit.SECONDS);
+        assertEquals(ResponseCode.SYSTEM_BUSY, busy.code());
+        assertTrue(busy.remark().startsWith("[TIMEOUT_CLEAN_QUEUE]"), busy.remark());
+        assertFalse(running.isDone(), "answered while the only thread is still blocked");
+        release.countDown();
+        assertEquals("processed", running.get(10, TimeUnit.SECONDS).remark());
+        assertEquals("processed", next.get(10, TimeUnit.SECONDS).remark());
+    }
+
+    @Test
     void clientTimesOutAndForgetsThePendingRequest() {
         RemotingTimeoutException e = assertThrows(RemotingTimeoutException.class,
             () -> client.invokeSync(address, RemotingCommand.request(NEVER_ANSWERS), 300));
-        assertTrue(e.getMessage().contains("300 ms"));
+        assertTrue(e.getMessage().contains("300 ms"), e.getMessage());
         assertEquals(0, client.pendingRequests());
         CompletableFuture<RemotingCommand> async = client.invokeAsync(address, RemotingCommand.request(NEVER_ANSWERS), 300);
         ExecutionException failed = assertThrows(ExecutionException.class, () -> async.get(10, TimeUnit.SECONDS));
@@ -323,5 +351,42 @@ class ServerClientTest {
             in.readFully(frame);
             assertNotNull(RemotingCommand.decode(java.nio.ByteBuffer.wrap(frame)));
         }
+    }
+
+    @Test
+    void serverCallsThePeerThroughItsConnection() throws Exception {
+        client.invokeSync(address, RemotingCommand.request(REMEMBER_CONNECTION), 5_000);
+        RemotingConnection peer = remembered.get();
+        assertTrue(peer.isActive());
+        RemotingCommand answer = peer.invoke(RemotingCommand.request(RequestCode.GET_CONSUMER_RUNNING_INFO), 5_000)
+            .get(10, TimeUnit.SECONDS);
+        assertEquals(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, answer.code(), "the Basalt client serves no requests");
+        peer.invokeOneway(RemotingCommand.request(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED)).get(10, TimeUnit.SECONDS);
+
+        try (Socket silent = new Socket("127.0.0.1", server.localPort())) {
+            silent.getOutputStream().write(RemotingCommand.request(REMEMBER_CONNECTION).encode());
+            await().atMost(ofSeconds(10)).until(() -> remembered.get() != peer);
+            RemotingConnection silentPeer = remembered.get();
+            ExecutionException timedOut = assertThrows(ExecutionException.class,
+                () -> silentPeer.invoke(RemotingCommand.request(RequestCode.CHECK_TRANSACTION_STATE), 200).get(10, TimeUnit.SECONDS));
+            assertTrue(timedOut.getCause() instanceof RemotingTimeoutException, timedOut.getCause().toString());
+            DataInputStream in = new DataInputStream(silent.getInputStream());
+            in.readFully(new byte[in.readInt()]); // the response to REMEMBER_CONNECTION
+            in.readFully(new byte[in.readInt()]); // the call that timed out
+            CompletableFuture<RemotingCommand> cut = silentPeer.invoke(RemotingCommand.request(RequestCode.CHECK_TRANSACTION_STATE), 30_000);
+            in.readFully(new byte[in.readInt()]); // this call reached the peer, which now hangs up
+            silent.close();
+            ExecutionException closed = assertThrows(ExecutionException.class, () -> cut.get(10, TimeUnit.SECONDS));
+            assertTrue(closed.getCause() instanceof RemotingConnectException, closed.getCause().toString());
+        }
+    }
+
+    @Test
+    void portInUseFailsStartAndLeavesNoThreads() {
+        NettyRemotingServer second = new NettyRemotingServer(
+            new NettyServerConfig("127.0.0.1", server.localPort(), 1, 1 << 20, 0, 1_000, true));
+        IllegalStateException e = assertThrows(IllegalStateException.class, second::start);
+        assertTrue(e.getMessage().contains(String.valueOf(server.localPort())), e.getMessage());
+        second.shutdown();
     }
 }

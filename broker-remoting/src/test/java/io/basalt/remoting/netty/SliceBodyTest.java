@@ -62,7 +62,7 @@ class SliceBodyTest {
         }, executor);
         CompletableFuture<Integer> releasedAtWrite = new CompletableFuture<>();
         CompletableFuture<Void> done = new CompletableFuture<>();
-        dispatcher.dispatch(RemotingCommand.request(11), new RequestContext(null, null, 0), (response, whenDone) -> {
+        dispatcher.dispatch(RemotingCommand.request(11), new RequestContext(null, null, null, 0), (response, whenDone) -> {
             releasedAtWrite.complete(released.get());
             whenDone.run();
             done.complete(null);

@@ -5,13 +5,19 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
+import io.basalt.remoting.processor.RemotingConnection;
+
 /**
  * The live members of one consumer group and the subscriptions they registered by heartbeat. Thread-safe.
  */
 public final class ConsumerGroupInfo {
     /** A member: its client id, where it connects from, and when it was last heard of. */
     public record Member(String clientId, String remoteAddress, String consumeType, String messageModel,
-                         String consumeFromWhere, long lastUpdateMillis) {
+                         String consumeFromWhere, long lastUpdateMillis, RemotingConnection connection) {
+        /** False once the member's connection closed (a member without a known connection counts as open). */
+        boolean connected() {
+            return connection == null || connection.isActive();
+        }
     }
 
     private final String groupName;
@@ -42,7 +48,7 @@ public final class ConsumerGroupInfo {
     /** Drops members not heard of since {@code deadlineMillis}; returns how many. */
     int expire(long deadlineMillis) {
         int before = members.size();
-        members.values().removeIf(m -> m.lastUpdateMillis() < deadlineMillis);
+        members.values().removeIf(m -> m.lastUpdateMillis() < deadlineMillis || !m.connected());
         return before - members.size();
     }
 

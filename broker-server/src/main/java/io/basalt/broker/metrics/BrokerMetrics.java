@@ -133,16 +133,16 @@ public final class BrokerMetrics implements TrafficObserver {
 
     private void registerHa() {
         GaugeWithCallback.builder().name("basalt_ha_slave_ack_offset_bytes")
-            .help("Highest CommitLog offset a slave acknowledged").labelNames("slave")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.ackOffset(), s.address())))
+            .help("Highest CommitLog offset a slave acknowledged").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.ackOffset(), s.brokerAddr(), Long.toString(s.brokerId()))))
             .register(registry);
         GaugeWithCallback.builder().name("basalt_ha_slave_lag_bytes")
-            .help("Master max offset minus the slave's acknowledged offset").labelNames("slave")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagBytes(), s.address())))
+            .help("Master max offset minus the slave's acknowledged offset").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagBytes(), s.brokerAddr(), Long.toString(s.brokerId()))))
             .register(registry);
         GaugeWithCallback.builder().name("basalt_ha_slave_lag_seconds")
-            .help("How long the slave has been behind (0 when caught up)").labelNames("slave")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagMs() / 1000.0, s.address())))
+            .help("How long the slave has been behind (0 when caught up)").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagMs() / 1000.0, s.brokerAddr(), Long.toString(s.brokerId()))))
             .register(registry);
     }
 

@@ -75,7 +75,7 @@ final class StatusReport {
         ha.put("role", metrics.sources().haRole().get());
         ArrayNode slaves = ha.putArray("slaves");
         for (SlaveStatus s : metrics.haSlaves()) {
-            slaves.addObject().put("address", s.address()).put("ackOffset", s.ackOffset()).put("lagBytes", s.lagBytes())
+            slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset()).put("lagBytes", s.lagBytes())
                 .put("lagMs", s.lagMs());
         }
         ArrayNode series = root.putArray("series");

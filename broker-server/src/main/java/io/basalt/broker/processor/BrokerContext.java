@@ -1,7 +1,10 @@
 package io.basalt.broker.processor;
 
 import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
@@ -17,11 +20,15 @@ import io.basalt.store.MessageStore;
  * @param storeHost           this broker's client-reachable address (brokerIP1:listenPort): the store host of
  *                            every record, so offset message ids point back here
  * @param maxMessageSize      largest body accepted, bytes
+ * @param writability         whether producers' writes are accepted now (an unfenced master)
+ * @param brokerAddrs         the broker group for route data: brokerId (0 = master) → address
+ * @param slaveToSuggest      brokerId of a slave a consumer reading from disk should use, -1 for none
  */
 public record BrokerContext(RouteBodies.BrokerIdentity identity, InetSocketAddress storeHost, int maxMessageSize,
                             BooleanSupplier writability, MessageStore store, TopicConfigManager topics,
                             ConsumerOffsetManager offsets, ClientManager clients, QueueLockManager locks,
-                            PullRequestHoldService pullHold, BrokerCounters counters) {
+                            PullRequestHoldService pullHold, BrokerCounters counters,
+                            Supplier<Map<Long, String>> brokerAddrs, LongSupplier slaveToSuggest) {
 
     /** Whether producers' writes are accepted now: a running, unfenced master (a slave or a deposed master refuses). */
     public boolean writable() {

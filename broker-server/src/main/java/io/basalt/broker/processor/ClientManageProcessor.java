@@ -81,7 +81,7 @@ public final class ClientManageProcessor implements RequestProcessor {
                     parsed.subVersion(), s.expressionType()));
             }
             broker.clients().registerConsumer(c.groupName(), new ConsumerGroupInfo.Member(data.clientId(), remote,
-                c.consumeType(), c.messageModel(), c.consumeFromWhere(), now), subs);
+                c.consumeType(), c.messageModel(), c.consumeFromWhere(), now, context.connection()), subs);
         }
         for (String group : data.producerGroups()) {
             broker.clients().registerProducer(group, data.clientId());

@@ -116,7 +116,7 @@ public final class PullMessageProcessor implements RequestProcessor {
             if (result.status() == GetMessageStatus.FOUND) {
                 broker.counters().got(result.messageCount());
             }
-            RemotingCommand response = respond(result, offset);
+            RemotingCommand response = respond(result, offset, suggestedBrokerId(result));
             handedOver = response.bodySlices() != null;
             return response;
         } finally {
@@ -146,13 +146,24 @@ public final class PullMessageProcessor implements RequestProcessor {
         };
     }
 
-    private static RemotingCommand respond(GetMessageResult result, long requestOffset) {
+    /** RocketMQ's suggestWhichBrokerId: a slave in sync when this read is far behind the log end (disk), else 0. */
+    private long suggestedBrokerId(GetMessageResult result) {
+        if (result.suggestPullingFromSlave()) {
+            long slave = broker.slaveToSuggest().getAsLong();
+            if (slave > 0) {
+                return slave;
+            }
+        }
+        return 0;
+    }
+
+    private static RemotingCommand respond(GetMessageResult result, long requestOffset, long suggestWhichBrokerId) {
         GetMessageStatus status = result.status();
         int code = code(status, requestOffset);
         long next = status == GetMessageStatus.NO_MESSAGE_IN_QUEUE || status == GetMessageStatus.NO_MATCHED_LOGIC_QUEUE
             ? 0 : result.nextBeginOffset();
         RemotingCommand response = RemotingCommand.response(code, status.name());
-        response.putExtField("suggestWhichBrokerId", "0");
+        response.putExtField("suggestWhichBrokerId", Long.toString(suggestWhichBrokerId));
         response.putExtField("nextBeginOffset", Long.toString(next));
         response.putExtField("minOffset", Long.toString(result.minOffset()));
         response.putExtField("maxOffset", Long.toString(result.maxOffset()));

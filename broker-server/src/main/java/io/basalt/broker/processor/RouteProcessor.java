@@ -27,7 +27,7 @@ public final class RouteProcessor implements RequestProcessor {
         RemotingCommand response;
         if (request.code() == RequestCode.GET_BROKER_CLUSTER_INFO) {
             response = RemotingCommand.response(ResponseCode.SUCCESS, null);
-            response.setBody(RouteBodies.clusterInfo(broker.identity()));
+            response.setBody(RouteBodies.clusterInfo(broker.identity(), broker.brokerAddrs().get()));
             return CompletableFuture.completedFuture(response);
         }
         String topic = new RequestFields(request).string("topic");
@@ -37,7 +37,7 @@ public final class RouteProcessor implements RequestProcessor {
                 "No topic route info in name server for the topic: " + topic);
         } else {
             response = RemotingCommand.response(ResponseCode.SUCCESS, null);
-            response.setBody(RouteBodies.topicRouteData(broker.identity(), new RouteBodies.QueueRoute(
+            response.setBody(RouteBodies.topicRouteData(broker.identity(), broker.brokerAddrs().get(), new RouteBodies.QueueRoute(
                 config.readQueueNums(), config.writeQueueNums(), config.perm(), config.topicSysFlag())));
         }
         return CompletableFuture.completedFuture(response);

@@ -209,16 +209,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         }
         broker.counters().putResult(messages.get(0).topic(), status, messages.size(), bodyBytes,
             System.nanoTime() - startNanos);
-        int code = switch (status) {
-            case PUT_OK -> ResponseCode.SUCCESS;
-            case FLUSH_DISK_TIMEOUT -> ResponseCode.FLUSH_DISK_TIMEOUT;
-            case FLUSH_SLAVE_TIMEOUT -> ResponseCode.FLUSH_SLAVE_TIMEOUT;
-            case SLAVE_NOT_AVAILABLE -> ResponseCode.SLAVE_NOT_AVAILABLE;
-            case SERVICE_NOT_AVAILABLE -> ResponseCode.SERVICE_NOT_AVAILABLE;
-            case MESSAGE_ILLEGAL, PROPERTIES_SIZE_EXCEEDED -> ResponseCode.MESSAGE_ILLEGAL;
-            case OS_PAGE_CACHE_BUSY -> ResponseCode.SYSTEM_BUSY;
-            case CREATE_MAPPED_FILE_FAILED, UNKNOWN_ERROR -> ResponseCode.SYSTEM_ERROR;
-        };
+        int code = responseCode(status);
         if (!status.isStored()) {
             return RemotingCommand.response(code, refusalRemark(status));
         }
@@ -237,6 +228,20 @@ public final class SendMessageProcessor implements RequestProcessor {
         response.putExtField("MSG_REGION", REGION);
         response.putExtField("TRACE_ON", "true");
         return response;
+    }
+
+    /** RocketMQ's response code for a store status (SendMessageProcessor.handlePutMessageResult). */
+    static int responseCode(PutMessageStatus status) {
+        return switch (status) {
+            case PUT_OK -> ResponseCode.SUCCESS;
+            case FLUSH_DISK_TIMEOUT -> ResponseCode.FLUSH_DISK_TIMEOUT;
+            case FLUSH_SLAVE_TIMEOUT -> ResponseCode.FLUSH_SLAVE_TIMEOUT;
+            case SLAVE_NOT_AVAILABLE -> ResponseCode.SLAVE_NOT_AVAILABLE;
+            case SERVICE_NOT_AVAILABLE -> ResponseCode.SERVICE_NOT_AVAILABLE;
+            case MESSAGE_ILLEGAL, PROPERTIES_SIZE_EXCEEDED -> ResponseCode.MESSAGE_ILLEGAL;
+            case OS_PAGE_CACHE_BUSY -> ResponseCode.SYSTEM_BUSY;
+            case CREATE_MAPPED_FILE_FAILED, UNKNOWN_ERROR -> ResponseCode.SYSTEM_ERROR;
+        };
     }
 
     private String refusalRemark(PutMessageStatus status) {

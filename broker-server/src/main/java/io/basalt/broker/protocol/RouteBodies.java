@@ -2,6 +2,8 @@ package io.basalt.broker.protocol;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
+import java.util.Map;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -28,9 +30,14 @@ public final class RouteBodies {
     }
 
     public static byte[] topicRouteData(BrokerIdentity broker, QueueRoute queues) {
+        return topicRouteData(broker, Map.of(broker.brokerId(), broker.brokerAddr()), queues);
+    }
+
+    /** Route data listing the whole broker group: {@code brokerAddrs} maps brokerId (0 = master) to address. */
+    public static byte[] topicRouteData(BrokerIdentity broker, Map<Long, String> brokerAddrs, QueueRoute queues) {
         ObjectNode root = JsonNodeFactory.instance.objectNode();
         ArrayNode brokerDatas = root.putArray("brokerDatas");
-        brokerDatas.add(brokerData(broker));
+        brokerDatas.add(brokerData(broker, brokerAddrs));
         root.putObject("filterServerTable");
         ArrayNode queueDatas = root.putArray("queueDatas");
         ObjectNode q = queueDatas.addObject();
@@ -42,9 +49,10 @@ public final class RouteBodies {
         return bytes(root);
     }
 
-    private static ObjectNode brokerData(BrokerIdentity broker) {
+    private static ObjectNode brokerData(BrokerIdentity broker, Map<Long, String> brokerAddrs) {
         ObjectNode b = JsonNodeFactory.instance.objectNode();
-        b.putObject("brokerAddrs").put(Long.toString(broker.brokerId()), broker.brokerAddr());
+        ObjectNode addrs = b.putObject("brokerAddrs");
+        new TreeMap<>(brokerAddrs).forEach((id, addr) -> addrs.put(Long.toString(id), addr));
         b.put("brokerName", broker.brokerName());
         b.put("cluster", broker.clusterName());
         b.put("enableActingMaster", false);
@@ -52,8 +60,13 @@ public final class RouteBodies {
     }
 
     public static byte[] clusterInfo(BrokerIdentity broker) {
+        return clusterInfo(broker, Map.of(broker.brokerId(), broker.brokerAddr()));
+    }
+
+    /** Cluster info listing the whole broker group (see {@link #topicRouteData(BrokerIdentity, Map, QueueRoute)}). */
+    public static byte[] clusterInfo(BrokerIdentity broker, Map<Long, String> brokerAddrs) {
         ObjectNode root = JsonNodeFactory.instance.objectNode();
-        root.putObject("brokerAddrTable").set(broker.brokerName(), brokerData(broker));
+        root.putObject("brokerAddrTable").set(broker.brokerName(), brokerData(broker, brokerAddrs));
         root.putObject("clusterAddrTable").putArray(broker.clusterName()).add(broker.brokerName());
         return bytes(root);
     }

@@ -76,7 +76,7 @@
     }));
     document.getElementById('ha-role').textContent = 'role: ' + s.ha.role + (s.ha.slaves.length ? '' : ' (no slaves connected)');
     fillBody('ha', s.ha.slaves.map(function (h) {
-      return [el('td', h.address), el('td', fmt(h.ackOffset), 'num'), el('td', fmt(h.lagBytes), 'num'), el('td', fmt(h.lagMs), 'num')];
+      return [el('td', h.address + ' (brokerId ' + h.brokerId + ')'), el('td', fmt(h.ackOffset), 'num'), el('td', fmt(h.lagBytes), 'num'), el('td', fmt(h.lagMs), 'num')];
     }));
   }
 

@@ -49,7 +49,7 @@ class BrokerMetricsTest {
         offsets = ConsumerOffsetManager.open(root.resolve("config"));
         metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets, root, () -> 3, () -> 2,
             List.of(new MetricsSources.ExecutorSource("send", () -> 5, () -> 7)), () -> "ASYNC_MASTER",
-            () -> List.of(new SlaveStatus("10.0.0.2:40000", 1000, 24, 1500))));
+            () -> List.of(new SlaveStatus("10.0.0.2:40000", 1, "10.0.0.2:10911", 1000, 24, 1500))));
         store.commitLog().setFlushObserver(metrics.flushObserver());
     }
 
@@ -105,9 +105,9 @@ class BrokerMetricsTest {
         assertEquals(2, sample(text, "basalt_pull_held_requests"));
         assertEquals(5, sample(text, "basalt_executor_queue_depth{executor=\"send\"}"));
         assertEquals(7, sample(text, "basalt_executor_system_busy_total{executor=\"send\"}"));
-        assertEquals(1000, sample(text, "basalt_ha_slave_ack_offset_bytes{slave=\"10.0.0.2:40000\"}"));
-        assertEquals(24, sample(text, "basalt_ha_slave_lag_bytes{slave=\"10.0.0.2:40000\"}"));
-        assertEquals(1.5, sample(text, "basalt_ha_slave_lag_seconds{slave=\"10.0.0.2:40000\"}"));
+        assertEquals(1000, sample(text, "basalt_ha_slave_ack_offset_bytes{broker_id=\"1\",slave=\"10.0.0.2:10911\"}"));
+        assertEquals(24, sample(text, "basalt_ha_slave_lag_bytes{broker_id=\"1\",slave=\"10.0.0.2:10911\"}"));
+        assertEquals(1.5, sample(text, "basalt_ha_slave_lag_seconds{broker_id=\"1\",slave=\"10.0.0.2:10911\"}"));
         double disk = sample(text, "basalt_disk_used_ratio");
         assertTrue(disk > 0 && disk < 1, "disk ratio " + disk);
         assertTrue(text.contains("jvm_buffer_pool_used_buffers{pool=\"mapped\"}"), "mapped buffer count exposed");

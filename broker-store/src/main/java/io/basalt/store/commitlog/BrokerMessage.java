@@ -23,6 +23,9 @@ public final class BrokerMessage {
     private final int bodyCrc;
     private final String propertiesString;
     private final byte[] propertiesBytes;
+    private final boolean recordCrc;
+    private final boolean appendPropertySeparator;
+    private final int storedPropertiesLength;
     private final long tagsCode;
     private final String tags;
     private final String keys;
@@ -53,6 +56,11 @@ public final class BrokerMessage {
             : MessageProperties.parse(b.propertiesString == null ? "" : b.propertiesString);
         this.propertiesString = b.propertiesString != null ? b.propertiesString : MessageProperties.toPropertiesString(map);
         this.propertiesBytes = propertiesString.getBytes(StandardCharsets.UTF_8);
+        this.recordCrc = b.recordCrc;
+        this.appendPropertySeparator = recordCrc && propertiesBytes.length > 0
+            && propertiesBytes[propertiesBytes.length - 1] != MessageProperties.PROPERTY_SEPARATOR;
+        this.storedPropertiesLength = propertiesBytes.length + (appendPropertySeparator ? 1 : 0)
+            + (recordCrc ? RecordFormat.RECORD_CRC_LENGTH : 0);
         this.tags = map.get(MessageProperties.TAGS);
         this.keys = map.get(MessageProperties.KEYS);
         this.uniqKey = map.get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
@@ -73,7 +81,7 @@ public final class BrokerMessage {
         this.sysFlag = flags;
         this.reconsumeTimes = b.reconsumeTimes;
         this.preparedTransactionOffset = b.preparedTransactionOffset;
-        this.recordLength = RecordFormat.recordLength(sysFlag, body.length, topicBytes.length, propertiesBytes.length);
+        this.recordLength = RecordFormat.recordLength(sysFlag, body.length, topicBytes.length, storedPropertiesLength);
     }
 
     private static byte[] checkAddress(byte[] address, String what) {
@@ -132,8 +140,22 @@ public final class BrokerMessage {
         return propertiesBytes;
     }
 
+    /** True when the record ends with the record CRC property (see {@link RecordFormat}). */
+    public boolean recordCrc() {
+        return recordCrc;
+    }
+
+    /** True when the record CRC follows properties that lack their final separator, which is then added. */
+    boolean appendPropertySeparator() {
+        return appendPropertySeparator;
+    }
+
+    /**
+     * Length of the properties as stored: the given ones and, with {@link #recordCrc()}, a final
+     * separator if they lacked it and the record CRC property ({@link RecordFormat#RECORD_CRC_LENGTH} bytes).
+     */
     public int propertiesLength() {
-        return propertiesBytes.length;
+        return storedPropertiesLength;
     }
 
     public long tagsCode() {
@@ -242,8 +264,19 @@ public final class BrokerMessage {
         private int sysFlag;
         private int reconsumeTimes;
         private long preparedTransactionOffset;
+        private boolean recordCrc;
 
         private Builder() {
+        }
+
+        /**
+         * Ends the record with RocketMQ's record CRC property ({@code enabledAppendPropCRC}), so that a
+         * record torn anywhere is detected, not only in its body. Off by default (RocketMQ's default
+         * format). A store that writes it must tell recovery so ({@code CommitLogRecovery}).
+         */
+        public Builder recordCrc(boolean recordCrc) {
+            this.recordCrc = recordCrc;
+            return this;
         }
 
         public Builder topic(String topic) {

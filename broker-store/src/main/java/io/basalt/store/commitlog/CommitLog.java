@@ -89,6 +89,9 @@ public final class CommitLog {
     private final CommitRealTimeService commitRealTimeService;
     private final ExecutorService flushAckExecutor;
 
+    /** Flush thread only. */
+    private long lastCheckpointFlushMs;
+
     /** Written under the put lock (and by lifecycle methods holding it); read by anyone. */
     private volatile State state = State.NEW;
 
@@ -188,12 +191,21 @@ public final class CommitLog {
         state = State.LOADED;
     }
 
-    /** Starts the allocator and the commit/flush services. */
+    /**
+     * Starts the allocator and the commit/flush services, and has the file the next put goes to
+     * created now, so the first put does not wait for a file to be allocated.
+     */
     public synchronized void start() {
         if (state != State.LOADED) {
             throw new IllegalStateException("CommitLog must be loaded before start, state " + state);
         }
         allocator.start();
+        try {
+            files.lastFileOrCreate(0);
+        } catch (IOException e) {
+            // Not fatal here: the first put asks again and answers CREATE_MAPPED_FILE_FAILED if it still fails.
+            LOG.warn("could not create the next CommitLog file in {} at start: {}", files.dir(), e.toString());
+        }
         if (syncFlush) {
             flushDiskWatcher.start();
             groupCommitService.start();
@@ -216,7 +228,10 @@ public final class CommitLog {
             return;
         }
         boolean started = state == State.RUNNING;
-        if (!putLock.tryLock(Long.MAX_VALUE, clockMs.getAsLong())) {
+        // Only a load() that got through recovery created the abort marker; one a crash left behind
+        // must survive a shutdown of a store that never loaded.
+        boolean ownsAbortMarker = state == State.LOADED || started;
+        if (!putLock.tryLock(Long.MAX_VALUE, clockMs)) {
             throw new IllegalStateException("interrupted while stopping puts");
         }
         try {
@@ -241,7 +256,7 @@ public final class CommitLog {
             flushAckExecutor.shutdownNow();
         }
         allocator.shutdown();
-        if (!failStop.failed()) {
+        if (ownsAbortMarker && !failStop.failed()) {
             try {
                 checkpoint.flush();
                 abortMarker.delete();
@@ -251,18 +266,32 @@ public final class CommitLog {
             }
         }
         checkpoint.close();
+        LOG.info("CommitLog shutting down at max offset {}, flushed {}", maxOffset(), flushedOffset());
         files.shutdown();
         if (pool != null) {
             pool.destroy();
         }
-        LOG.info("CommitLog shut down at max offset {}, flushed {}", maxOffset(), flushedOffset());
     }
 
-    /** Remembers what is durable; the checkpoint file is written by its owner's flush and at shutdown. */
+    /**
+     * Runs on the flush thread after a force moved the flushed offset: records it as the recovery point
+     * and, at most every {@code flushCommitLogThoroughInterval} ms, writes the checkpoint file, so a
+     * crash recovery scans only the tail written since (not the whole log).
+     */
     private void onFlushed(long flushedOffset, long storeTimestampOrZero) {
         checkpoint.physicRecoveryOffset(flushedOffset);
         if (storeTimestampOrZero > 0) {
             checkpoint.physicMsgTimestamp(storeTimestampOrZero);
+        }
+        long now = clockMs.getAsLong();
+        if (now - lastCheckpointFlushMs >= config.flushCommitLogThoroughInterval()) {
+            lastCheckpointFlushMs = now;
+            try {
+                checkpoint.flush();
+            } catch (IOException e) {
+                // The log itself is durable; only a later crash recovery would scan further back.
+                LOG.warn("could not write the checkpoint {}: {}", checkpoint.file(), e.toString());
+            }
         }
     }
 
@@ -328,7 +357,7 @@ public final class CommitLog {
         long storeTimestamp;
         long lockedMs;
         PutMessageStatus refused = null;
-        if (!putLock.tryLock(busyTimeoutMs, clockMs.getAsLong())) {
+        if (!putLock.tryLock(busyTimeoutMs, clockMs)) {
             return rejected(PutMessageStatus.OS_PAGE_CACHE_BUSY);
         }
         try {
@@ -396,7 +425,7 @@ public final class CommitLog {
     private void afterAppend() {
         if (writeBuffered) {
             if (commitRealTimeService != null && config.wakeCommitWhenPutMessage()) {
-                commitRealTimeService.wakeup();
+                commitRealTimeService.wakeupForData();
             }
         } else {
             notifyAppended();
@@ -469,7 +498,7 @@ public final class CommitLog {
         if (state != State.RUNNING || failStop.failed()) {
             return ReplicaAppend.NOT_WRITABLE;
         }
-        if (!putLock.tryLock(Long.MAX_VALUE, clockMs.getAsLong())) {
+        if (!putLock.tryLock(Long.MAX_VALUE, clockMs)) {
             return ReplicaAppend.NOT_WRITABLE;
         }
         try {
@@ -508,7 +537,7 @@ public final class CommitLog {
      * Serialised with puts by the put lock; readers of the cut range get null from {@link #select}.
      */
     public void truncateTo(long physicalOffset) throws IOException {
-        if (!putLock.tryLock(Long.MAX_VALUE, clockMs.getAsLong())) {
+        if (!putLock.tryLock(Long.MAX_VALUE, clockMs)) {
             throw new IOException("interrupted while truncating the CommitLog");
         }
         try {
@@ -531,6 +560,15 @@ public final class CommitLog {
     /** Installs the replication wait that composes with the flush wait (HA); {@link ReplicaWait#NONE} removes it. */
     public void setReplicaWait(ReplicaWait wait) {
         this.replicaWait = wait == null ? ReplicaWait.NONE : wait;
+    }
+
+    /**
+     * The store's checkpoint, opened by {@link #open}. The store facade updates its ConsumeQueue and
+     * index fields through this instance (one writer object per file); the CommitLog writes it after
+     * flushes and at shutdown.
+     */
+    public StoreCheckpoint checkpoint() {
+        return checkpoint;
     }
 
     /** Tells {@code observer} of each force of this log (flush latency and group size metrics). */
@@ -622,6 +660,17 @@ public final class CommitLog {
     /** How long the current put lock holder has held it, 0 when free (a metric). */
     public long putLockHeldMs() {
         return putLock.heldMs(clockMs.getAsLong());
+    }
+
+    /** SYNC_FLUSH: force() rounds of the group commit so far (0 under ASYNC_FLUSH); a metric. */
+    public long groupCommitForces() {
+        return groupCommitService == null ? 0 : groupCommitService.forceCount();
+    }
+
+    /** SYNC_FLUSH: waiting puts completed by the group commit so far; with {@link #groupCommitForces()}
+     *  it gives the average group size. */
+    public long groupCommitRequests() {
+        return groupCommitService == null ? 0 : groupCommitService.flushedRequestCount();
     }
 
     PutMessageLock putLock() {

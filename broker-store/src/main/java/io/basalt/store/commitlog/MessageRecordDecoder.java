@@ -17,6 +17,9 @@ import java.nio.charset.StandardCharsets;
 public final class MessageRecordDecoder {
     /** Shortest possible message record: IPv4 hosts, empty body, 1-byte topic, no properties. */
     static final int MIN_RECORD_LENGTH = RecordFormat.recordLength(0, 0, 1, 0);
+    private static final byte[] RECORD_CRC_NAME =
+        RecordFormat.RECORD_CRC_PROPERTY.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final int NAME_AND_SEPARATOR = RECORD_CRC_NAME.length + 1;
 
     /**
      * Validates the record at {@code buffer.position()}; the readable bytes end at {@code buffer.limit()}.
@@ -25,6 +28,16 @@ public final class MessageRecordDecoder {
      * 8-byte header has to be readable); the caller checks that it reaches the end of the file.
      */
     public RecordCheck check(ByteBuffer buffer, boolean checkCrc) {
+        return check(buffer, checkCrc, false);
+    }
+
+    /**
+     * As {@link #check(ByteBuffer, boolean)}; in addition, with {@code requireRecordCrc} a record
+     * must end with the record CRC property, and with {@code checkCrc} that CRC is verified whenever
+     * the property is there. Recovery requires it for the part of the log written with it: a record
+     * torn in its topic or properties passes the body CRC but not this one.
+     */
+    public RecordCheck check(ByteBuffer buffer, boolean checkCrc, boolean requireRecordCrc) {
         final int start = buffer.position();
         final int available = buffer.limit() - start;
         if (available < 8) {
@@ -85,6 +98,18 @@ public final class MessageRecordDecoder {
             return RecordCheck.corrupt("field lengths add up to " + (propertiesPos + propertiesLength - start)
                 + ", total size says " + totalSize);
         }
+        final boolean hasRecordCrc = hasRecordCrc(buffer, propertiesPos, propertiesLength);
+        if (requireRecordCrc && !hasRecordCrc) {
+            return RecordCheck.corrupt("no record CRC property at the end of the record");
+        }
+        if (checkCrc && hasRecordCrc) {
+            int expected = recordCrcValue(buffer, end - RecordFormat.RECORD_CRC_LENGTH + NAME_AND_SEPARATOR);
+            int actual = RecordFormat.bodyCrc(buffer, start, totalSize - RecordFormat.RECORD_CRC_LENGTH);
+            if (actual != expected) {
+                return RecordCheck.corrupt("record CRC " + Integer.toHexString(actual) + " != stored "
+                    + Integer.toHexString(expected));
+            }
+        }
         if (checkCrc) {
             int bodyCrc = buffer.getInt(start + RecordFormat.BODY_CRC_POSITION);
             int actual = RecordFormat.bodyCrc(buffer, bodyPos, bodyLength);
@@ -105,6 +130,42 @@ public final class MessageRecordDecoder {
             MessageProperties.tagsCode(tags),
             buffer.getLong(storeTimestampPos), keys, uniqKey, sysFlag,
             buffer.getLong(start + RecordFormat.BORN_TIMESTAMP_POSITION));
+    }
+
+    /** True when the properties end with {@code __CRC32#} \u0001 ten digits \u0002. */
+    private static boolean hasRecordCrc(ByteBuffer buffer, int propertiesPos, int propertiesLength) {
+        if (propertiesLength < RecordFormat.RECORD_CRC_LENGTH) {
+            return false;
+        }
+        int at = propertiesPos + propertiesLength - RecordFormat.RECORD_CRC_LENGTH;
+        if (at > propertiesPos && buffer.get(at - 1) != MessageProperties.PROPERTY_SEPARATOR) {
+            return false;
+        }
+        for (int i = 0; i < RECORD_CRC_NAME.length; i++) {
+            if (buffer.get(at + i) != RECORD_CRC_NAME[i]) {
+                return false;
+            }
+        }
+        if (buffer.get(at + RECORD_CRC_NAME.length) != MessageProperties.NAME_VALUE_SEPARATOR
+            || buffer.get(at + RecordFormat.RECORD_CRC_LENGTH - 1) != MessageProperties.PROPERTY_SEPARATOR) {
+            return false;
+        }
+        for (int i = 0; i < 10; i++) {
+            byte digit = buffer.get(at + NAME_AND_SEPARATOR + i);
+            if (digit < '0' || digit > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The CRC written as ten decimal digits, least significant first (RocketMQ's createCrc32). */
+    private static int recordCrcValue(ByteBuffer buffer, int digitsPos) {
+        long value = 0;
+        for (int i = 9; i >= 0; i--) {
+            value = value * 10 + (buffer.get(digitsPos + i) - '0');
+        }
+        return (int) value;
     }
 
     /**

@@ -1,7 +1,9 @@
 package io.basalt.store.commitlog;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.zip.CRC32;
 
 /**
  * Writes CommitLog records ({@link RecordFormat}, V1 magic) straight into the target buffer, which is
@@ -13,6 +15,9 @@ import java.util.List;
  * {@link RecordFormat#END_FILE_MIN_BLANK_LENGTH} fits in the file, else writes the END_OF_FILE marker.
  */
 public final class MessageRecordEncoder {
+    private static final byte[] RECORD_CRC_NAME = RecordFormat.RECORD_CRC_PROPERTY.getBytes(StandardCharsets.US_ASCII);
+
+    private final CRC32 recordCrc = new CRC32();
 
     /** Total bytes of the encoded record of {@code m}. */
     public static int recordLength(BrokerMessage m) {
@@ -84,6 +89,7 @@ public final class MessageRecordEncoder {
         if (target.remaining() < length) {
             throw new java.nio.BufferOverflowException();
         }
+        int start = target.position();
         target.putInt(length);
         target.putInt(RecordFormat.MESSAGE_MAGIC_CODE);
         target.putInt(m.bodyCrc());
@@ -107,10 +113,34 @@ public final class MessageRecordEncoder {
         target.put((byte) topic.length);
         target.put(topic);
         byte[] properties = m.propertiesBytes();
-        target.putShort((short) properties.length);
+        target.putShort((short) m.propertiesLength());
         target.put(properties);
+        if (m.recordCrc()) {
+            if (m.appendPropertySeparator()) {
+                target.put((byte) MessageProperties.PROPERTY_SEPARATOR);
+            }
+            putRecordCrc(target, start);
+        }
         m.assigned(physicalOffset, queueOffset, storeTimestamp);
         return length;
+    }
+
+    /** Appends the record CRC property, covering {@code [start, target.position())}. */
+    private void putRecordCrc(ByteBuffer target, int start) {
+        int end = target.position();
+        int limit = target.limit();
+        recordCrc.reset();
+        target.limit(end).position(start);
+        recordCrc.update(target);
+        target.limit(limit);
+        int crc = (int) (recordCrc.getValue() & 0x7FFFFFFF);
+        target.put(RECORD_CRC_NAME);
+        target.put((byte) MessageProperties.NAME_VALUE_SEPARATOR);
+        for (int i = 0; i < 10; i++) {
+            target.put((byte) ('0' + crc % 10));
+            crc /= 10;
+        }
+        target.put((byte) MessageProperties.PROPERTY_SEPARATOR);
     }
 
     /**

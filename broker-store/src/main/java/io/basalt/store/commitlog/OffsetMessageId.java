@@ -46,8 +46,8 @@ public record OffsetMessageId(InetSocketAddress storeHost, long physicalOffset) 
         }
         byte[] bytes = new byte[msgId.length() / 2];
         for (int i = 0; i < bytes.length; i++) {
-            int hi = Character.digit(msgId.charAt(2 * i), 16);
-            int lo = Character.digit(msgId.charAt(2 * i + 1), 16);
+            int hi = hexValue(msgId.charAt(2 * i));
+            int lo = hexValue(msgId.charAt(2 * i + 1));
             if (hi < 0 || lo < 0) {
                 throw new IllegalArgumentException("offset message id is not hex: " + msgId);
             }
@@ -63,6 +63,20 @@ public record OffsetMessageId(InetSocketAddress storeHost, long physicalOffset) 
         } catch (UnknownHostException | IllegalArgumentException e) {
             throw new IllegalArgumentException("bad address in offset message id " + msgId, e);
         }
+    }
+
+    /** Value of an ASCII hex digit (either case), -1 for anything else. */
+    private static int hexValue(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        return -1;
     }
 
     private static int hex(char[] out, int p, byte b) {

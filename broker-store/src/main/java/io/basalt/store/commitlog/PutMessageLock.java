@@ -2,6 +2,7 @@ package io.basalt.store.commitlog;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * The CommitLog's put lock: one appender at a time. It remembers when the current holder took it,
@@ -16,9 +17,10 @@ final class PutMessageLock {
 
     /**
      * Takes the lock, waiting at most {@code timeoutMs}; false if that did not succeed (the caller
-     * reports page cache busy) or the thread was interrupted (the flag is restored).
+     * reports page cache busy) or the thread was interrupted (the flag is restored). The hold time
+     * starts when the lock is taken, read from {@code clockMs}.
      */
-    boolean tryLock(long timeoutMs, long nowMs) {
+    boolean tryLock(long timeoutMs, LongSupplier clockMs) {
         try {
             if (!lock.tryLock(timeoutMs, TimeUnit.MILLISECONDS)) {
                 return false;
@@ -27,6 +29,7 @@ final class PutMessageLock {
             Thread.currentThread().interrupt();
             return false;
         }
+        long nowMs = clockMs.getAsLong();
         beginTimeInLockMs = nowMs == 0 ? 1 : nowMs;
         return true;
     }

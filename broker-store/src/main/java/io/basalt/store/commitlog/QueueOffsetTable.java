@@ -1,5 +1,6 @@
 package io.basalt.store.commitlog;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -45,7 +46,7 @@ public final class QueueOffsetTable {
 
     /** A snapshot of all counters, key {@code topic-queueId}. */
     public Map<String, Long> snapshot() {
-        Map<String, Long> copy = new java.util.HashMap<>();
+        Map<String, Long> copy = new HashMap<>();
         table.forEach((k, v) -> copy.put(k, v.next));
         return copy;
     }

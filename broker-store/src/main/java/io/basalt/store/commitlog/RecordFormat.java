@@ -27,6 +27,12 @@ import java.util.zip.CRC32;
  *    .     2  PROPERTIES length, then "name\u0001value\u0002..." in UTF-8
  * </pre>
  *
+ * <p>Optionally ({@link BrokerMessage.Builder#recordCrc}) the properties end with RocketMQ's record
+ * CRC property (its {@code enabledAppendPropCRC} format, {@link #RECORD_CRC_LENGTH} bytes):
+ * {@code __CRC32#} \u0001 ten decimal digits, least significant first, \u0002. The value is
+ * {@link #bodyCrc}'s function over the whole record except these last bytes, so a record torn
+ * anywhere (also in its topic or properties, which the body CRC does not cover) is detected.
+ *
  * <p>The rest of a file too short for the next record holds an END_OF_FILE marker: TOTALSIZE = the
  * bytes left in the file, then {@link #BLANK_MAGIC_CODE}. An append needs {@link #END_FILE_MIN_BLANK_LENGTH}
  * bytes to spare after the record, so a marker always fits behind the last record of a file.
@@ -65,6 +71,11 @@ public final class RecordFormat {
     public static final int MAX_TOPIC_LENGTH = Byte.MAX_VALUE;
     /** Longest properties string in bytes: its length is a signed short. */
     public static final int MAX_PROPERTIES_LENGTH = Short.MAX_VALUE;
+    /** Name of the record CRC property, the last property of a record that carries it. */
+    public static final String RECORD_CRC_PROPERTY = "__CRC32#";
+    /** Bytes of the record CRC property: name, separator, 10 digits, separator. */
+    public static final int RECORD_CRC_LENGTH = RECORD_CRC_PROPERTY.length() + 1 + 10 + 1;
+
     /** Extra bytes beyond maxMessageSize allowed for the non-body part of a record (RocketMQ's 64 KiB reserve). */
     public static final int NON_BODY_RESERVE = 64 * 1024;
 

@@ -1,6 +1,7 @@
 package io.basalt.store.flush;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 import io.basalt.store.service.ServiceThread;
@@ -23,6 +24,8 @@ public final class CommitRealTimeService extends ServiceThread {
     private final LongSupplier clockMs;
     private final Runnable onCommitted;
     private long lastThoroughMs;
+    /** Set by the first data wakeup after a round; later ones skip the wakeup (a lock and a signal). */
+    private final AtomicBoolean wakeupRequested = new AtomicBoolean();
 
     public CommitRealTimeService(FlushTarget target, FailStop failStop, int intervalMs, int leastPages,
                                  int thoroughIntervalMs, LongSupplier clockMs, Runnable onCommitted) {
@@ -37,8 +40,16 @@ public final class CommitRealTimeService extends ServiceThread {
         this.lastThoroughMs = clockMs.getAsLong();
     }
 
+    /** New appends are waiting in the write buffer ({@code wakeCommitWhenPutMessage}). */
+    public void wakeupForData() {
+        if (!wakeupRequested.getAndSet(true)) {
+            wakeup();
+        }
+    }
+
     @Override
     protected int doWork() {
+        wakeupRequested.set(false);
         long now = clockMs.getAsLong();
         int least = leastPages;
         if (now - lastThoroughMs >= thoroughIntervalMs) {

@@ -1,6 +1,7 @@
 package io.basalt.store.flush;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
@@ -31,6 +32,8 @@ public final class FlushRealTimeService extends ServiceThread {
     private final LongSupplier clockMs;
     private long lastThoroughMs;
     private volatile FlushObserver observer = FlushObserver.NONE;
+    /** Set by the first data wakeup after a round; later ones skip the wakeup (a lock and a signal). */
+    private final AtomicBoolean wakeupRequested = new AtomicBoolean();
 
     public FlushRealTimeService(FlushTarget target, FailStop failStop, int intervalMs, int leastPages,
                                 int thoroughIntervalMs, boolean timed, LongSupplier clockMs) {
@@ -47,7 +50,7 @@ public final class FlushRealTimeService extends ServiceThread {
 
     /** New data is there: wakes the flusher unless it runs in timed mode. */
     public void wakeupForData() {
-        if (!timed) {
+        if (!timed && !wakeupRequested.getAndSet(true)) {
             wakeup();
         }
     }
@@ -60,6 +63,7 @@ public final class FlushRealTimeService extends ServiceThread {
     /** One round: forces when enough pages are dirty or the thorough interval has passed. */
     @Override
     protected int doWork() {
+        wakeupRequested.set(false);
         long now = clockMs.getAsLong();
         int least = leastPages;
         if (now - lastThoroughMs >= thoroughIntervalMs) {

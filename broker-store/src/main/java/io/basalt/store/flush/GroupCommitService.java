@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedArrayQueue;
@@ -40,8 +41,13 @@ public final class GroupCommitService extends ServiceThread {
     private final FlushDiskWatcher watcher;
     private final Executor completionExecutor;
     private final MessagePassingQueue<GroupCommitRequest> requests = new MpscUnboundedArrayQueue<>(1024);
+    /** Set by the first submit after a drain; later submits skip the wakeup (a lock and a signal). */
+    private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private List<GroupCommitRequest> pending = new ArrayList<>();
     private volatile FlushObserver observer = FlushObserver.NONE;
+    /** Metrics, written by the service thread only. */
+    private volatile long forces;
+    private volatile long requestsFlushed;
 
     public GroupCommitService(FlushTarget target, FailStop failStop, FlushDiskWatcher watcher,
                               Executor completionExecutor) {
@@ -62,14 +68,19 @@ public final class GroupCommitService extends ServiceThread {
     public void submit(GroupCommitRequest request) {
         watcher.watch(request);
         requests.offer(request);
-        wakeup();
+        // The request is queued before the flag is read: a submitter that finds the flag set knows the
+        // service has not yet cleared it, so its next drain (after clearing) takes this request.
+        if (!wakeupRequested.getAndSet(true)) {
+            wakeup();
+        }
     }
 
     @Override
     protected int doWork() {
+        wakeupRequested.set(false);
         int drained = requests.drain(pending::add, MAX_DRAIN);
         if (failStop.failed()) {
-            failPending();
+            failPending("CommitLog is read-only after a write failure");
             return drained;
         }
         boolean dirty = target.wroteOffset() > target.flushedOffset();
@@ -94,7 +105,7 @@ public final class GroupCommitService extends ServiceThread {
         // Whatever was appended before the store stopped accepting gets its force and its answer.
         doWork();
         if (!pending.isEmpty()) {
-            failPending();
+            failPending("CommitLog shut down before force() covered the record");
         }
     }
 
@@ -110,13 +121,14 @@ public final class GroupCommitService extends ServiceThread {
                 target.commit(0);
                 operation = "force";
                 long after = target.flush(0);
+                forces++;
                 if (after >= goal || after == before) {
                     return true;
                 }
             }
         } catch (IOException e) {
             failStop.fail(operation, target.fileAt(from), from, e);
-            failPending();
+            failPending("CommitLog is read-only after a write failure");
             return false;
         }
     }
@@ -136,6 +148,7 @@ public final class GroupCommitService extends ServiceThread {
             }
         }
         pending = waiting;
+        requestsFlushed += covered.size();
         if (!covered.isEmpty()) {
             Runnable complete = () -> {
                 for (GroupCommitRequest r : covered) {
@@ -150,17 +163,26 @@ public final class GroupCommitService extends ServiceThread {
         }
     }
 
-    private void failPending() {
+    private void failPending(String reason) {
         requests.drain(pending::add);
         if (pending.isEmpty()) {
             return;
         }
-        StoreException failure = new StoreException("CommitLog is read-only after a write failure",
-            failStop.cause());
+        StoreException failure = new StoreException(reason, failStop.cause());
         for (GroupCommitRequest r : pending) {
             r.future().completeExceptionally(failure);
         }
         pending = new ArrayList<>();
+    }
+
+    /** Rounds of force() run so far (a metric: requests per force shows how well commits group). */
+    public long forceCount() {
+        return forces;
+    }
+
+    /** Requests completed as flushed so far (a metric). */
+    public long flushedRequestCount() {
+        return requestsFlushed;
     }
 
     /** Requests drained but not yet answered (tests). */

@@ -47,6 +47,10 @@ public final class IndexService {
         if (hashSlotNum <= 0 || indexNum <= 1) {
             throw new IllegalArgumentException("maxHashSlotNum must be > 0 and maxIndexNum > 1: " + hashSlotNum + ", " + indexNum);
         }
+        if (IndexFile.fileSize(hashSlotNum, indexNum) > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("maxHashSlotNum " + hashSlotNum + " and maxIndexNum " + indexNum
+                    + " make an index file larger than 2 GiB");
+        }
         this.dir = dir;
         this.hashSlotNum = hashSlotNum;
         this.indexNum = indexNum;
@@ -130,6 +134,39 @@ public final class IndexService {
             }
         }
         return -1;
+    }
+
+    /** End timestamp of the newest full file (RocketMQ's checkpoint indexMsgTimestamp once flushed), or 0. */
+    public long lastFullFileEndTimestamp() {
+        for (int i = files.size() - 1; i >= 0; i--) {
+            IndexFile f = files.get(i);
+            if (f.isWriteFull()) {
+                return f.endTimestamp();
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Crash recovery, RocketMQ's rule made safe for millisecond ties: deletes, newest first, the files
+     * whose end timestamp is at or after {@code indexMsgTimestamp} (unflushed pages may be torn; a file
+     * ending in the same millisecond as the last flushed one cannot be told apart from it, so that one
+     * goes too). Re-dispatch from {@link #resumeOffset()} rebuilds them. Returns the number deleted.
+     */
+    public int deleteFilesEndingAtOrAfter(long indexMsgTimestamp) throws IOException {
+        int deleted = 0;
+        while (!files.isEmpty()) {
+            IndexFile last = files.get(files.size() - 1);
+            if (last.endTimestamp() < indexMsgTimestamp) {
+                break;
+            }
+            files.remove(files.size() - 1);
+            last.delete();
+            deleted++;
+            LOG.warn("Deleted index file {} after a crash: it ends at {}, after the checkpoint's indexMsgTimestamp {}",
+                    last.fileName(), last.endTimestamp(), indexMsgTimestamp);
+        }
+        return deleted;
     }
 
     /** Indexes one dispatched record (idempotent for records below the newest file's end offset). */

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * {@code sun.misc.Unsafe.invokeCleaner} once; when that is impossible it remembers why, logs it once,
  * and leaves the buffers to the collector.
  */
-final class Unmapper {
+public final class Unmapper {
     private static final Logger LOG = LoggerFactory.getLogger(Unmapper.class);
 
     private static final MethodHandle INVOKE_CLEANER;
@@ -47,8 +47,11 @@ final class Unmapper {
         return INVOKE_CLEANER != null;
     }
 
-    /** Unmaps {@code buffer} (a mapping or a direct buffer, never a slice or duplicate). */
-    static void unmap(String description, ByteBuffer buffer) {
+    /**
+     * Unmaps {@code buffer} (a mapping or a direct buffer, never a slice or duplicate). The caller
+     * guarantees that nothing touches the buffer afterwards. Public for the IndexFile's write mapping.
+     */
+    public static void unmap(String description, ByteBuffer buffer) {
         if (INVOKE_CLEANER == null) {
             if (!unavailableLogged) {
                 unavailableLogged = true;

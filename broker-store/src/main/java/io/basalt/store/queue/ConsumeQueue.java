@@ -26,14 +26,20 @@ import org.slf4j.LoggerFactory;
  * earlier files were deleted, or the queue was created at a non-zero offset), the entries before it
  * are placeholders {@code (0, Integer.MAX_VALUE, 0)}, as RocketMQ writes them.
  *
+ * <p>Writes: the dispatcher {@link #append}s entries into a small buffer and {@link #commit}s them
+ * with one positional write per file at the end of its round (one system call for many entries
+ * instead of one each); {@link #put} does both. An entry becomes visible to readers only once its
+ * bytes are written: the volatile {@code maxLogicByteOffset} is published last.
+ *
  * <p>Threads: one writer at a time (the dispatcher, or recovery before it starts) calls the mutating
  * methods; readers may call {@link #read}, {@link #entry}, the offset getters and
- * {@link #offsetForTimestamp} from any thread. An entry becomes visible to readers only after its
- * bytes are written (the volatile {@code maxLogicByteOffset} is published last).
+ * {@link #offsetForTimestamp} from any thread; the cleaning thread calls {@link #deleteFilesBelow}
+ * and {@link #correctMinOffset} (they move only the min offset) and {@link #flush}.
  */
 public final class ConsumeQueue {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumeQueue.class);
     private static final int SCAN_CHUNK = 64 * 1024 / ConsumeQueueEntry.SIZE * ConsumeQueueEntry.SIZE;
+    private static final int PENDING_ENTRIES = 256;
 
     /** Outcome of {@link #put}. */
     public enum PutResult {
@@ -50,11 +56,16 @@ public final class ConsumeQueue {
     private final Path dir;
     private final int fileSize;
     private final CopyOnWriteArrayList<ConsumeQueueFile> files;
-    private final ByteBuffer entryBuffer = ByteBuffer.allocate(ConsumeQueueEntry.SIZE);
+    private final ByteBuffer pending = ByteBuffer.allocate(PENDING_ENTRIES * ConsumeQueueEntry.SIZE);
 
     private volatile long minLogicByteOffset;
     private volatile long maxLogicByteOffset;
     private volatile long maxPhysicOffset;
+
+    // Writer thread only: where the next entry goes and the end of the last entry, pending included.
+    private long pendingStart;
+    private long writeLogicByteOffset;
+    private long writePhysicOffset;
 
     ConsumeQueue(String topic, int queueId, Path dir, int fileSize, List<ConsumeQueueFile> loaded) {
         if (fileSize <= 0 || fileSize % ConsumeQueueEntry.SIZE != 0) {
@@ -70,6 +81,7 @@ public final class ConsumeQueue {
             this.minLogicByteOffset = loaded.get(0).fileFromOffset();
             this.maxLogicByteOffset = last.fileFromOffset() + fileSize;
         }
+        syncWriterState();
     }
 
     /**
@@ -133,10 +145,6 @@ public final class ConsumeQueue {
         return queueId;
     }
 
-    Path dir() {
-        return dir;
-    }
-
     /** Logical offset of the first readable entry. */
     public long minOffset() {
         return minLogicByteOffset / ConsumeQueueEntry.SIZE;
@@ -152,65 +160,125 @@ public final class ConsumeQueue {
         return maxPhysicOffset;
     }
 
-    int fileCount() {
-        return files.size();
+    /** Logical offset the writer's next entry gets (uncommitted entries included). Writer thread. */
+    long writeOffset() {
+        return writeLogicByteOffset / ConsumeQueueEntry.SIZE;
     }
 
-    List<ConsumeQueueFile> files() {
-        return List.copyOf(files);
+    /** End in the CommitLog of the writer's last entry (uncommitted entries included). Writer thread. */
+    long writePhysicOffset() {
+        return writePhysicOffset;
+    }
+
+    /** {@link #append} and {@link #commit}: the entry is visible when this returns. */
+    public PutResult put(long commitLogOffset, int size, long tagsCode, long consumeQueueOffset) throws IOException {
+        PutResult result = append(commitLogOffset, size, tagsCode, consumeQueueOffset);
+        commit();
+        return result;
     }
 
     /**
-     * Writes the entry for {@code consumeQueueOffset}. Idempotent, so that re-dispatching a CommitLog
-     * range after a restart is harmless: an entry at or below the queue's end, or one whose record lies
-     * below {@link #maxPhysicOffset()}, is {@link PutResult#DUPLICATE}.
+     * Adds the entry for {@code consumeQueueOffset}; readers see it after the next {@link #commit()}.
+     * Idempotent, so that re-dispatching a CommitLog range after a restart is harmless: an entry below
+     * the queue's end, or one whose record lies below the end of the last entry, is
+     * {@link PutResult#DUPLICATE}. An entry beyond the end is a {@link PutResult#GAP}, except as the
+     * first entry of an empty queue, which then starts there (placeholders before it in its file).
      */
-    public PutResult put(long commitLogOffset, int size, long tagsCode, long consumeQueueOffset) throws IOException {
+    public PutResult append(long commitLogOffset, int size, long tagsCode, long consumeQueueOffset) throws IOException {
         long expected = consumeQueueOffset * ConsumeQueueEntry.SIZE;
-        if (commitLogOffset + size <= maxPhysicOffset || expected < maxLogicByteOffset) {
+        if (commitLogOffset + size <= writePhysicOffset || expected < writeLogicByteOffset) {
             return PutResult.DUPLICATE;
         }
-        if (expected > maxLogicByteOffset) {
-            if (!files.isEmpty()) {
+        if (expected > writeLogicByteOffset) {
+            if (!files.isEmpty() || pending.position() > 0) {
                 return PutResult.GAP;
             }
             startAt(expected);
         }
-        writeEntry(expected, commitLogOffset, size, tagsCode);
-        maxPhysicOffset = commitLogOffset + size;
-        maxLogicByteOffset = expected + ConsumeQueueEntry.SIZE;
+        if (pending.position() > 0
+                && (!pending.hasRemaining() || expected / fileSize != pendingStart / fileSize)) {
+            commit();
+        }
+        if (pending.position() == 0) {
+            pendingStart = expected;
+        }
+        pending.putLong(commitLogOffset).putInt(size).putLong(tagsCode);
+        writeLogicByteOffset = expected + ConsumeQueueEntry.SIZE;
+        writePhysicOffset = commitLogOffset + size;
         return PutResult.APPENDED;
+    }
+
+    /**
+     * Writes the appended entries (one positional write; they never span files) and publishes them
+     * to readers. Writer thread. On failure the unwritten entries are dropped and the writer goes back
+     * to the last published entry.
+     */
+    public void commit() throws IOException {
+        if (pending.position() == 0) {
+            return;
+        }
+        pending.flip();
+        try {
+            ConsumeQueueFile file = fileForWrite(pendingStart);
+            file.write((int) (pendingStart - file.fileFromOffset()), pending);
+        } catch (IOException | RuntimeException e) {
+            syncWriterState();
+            throw e;
+        } finally {
+            pending.clear();
+        }
+        maxPhysicOffset = writePhysicOffset;
+        maxLogicByteOffset = writeLogicByteOffset;
+    }
+
+    /** Drops uncommitted entries and sets the writer's position to the published end. */
+    private void syncWriterState() {
+        pending.clear();
+        writeLogicByteOffset = maxLogicByteOffset;
+        writePhysicOffset = maxPhysicOffset;
     }
 
     /**
      * Fills the queue with placeholder entries up to (excluding) {@code consumeQueueOffset}: used when
      * the records of a gap are no longer in the CommitLog, so that later entries keep the offsets
-     * producers were given.
+     * producers were given. Commits what was appended before.
      */
     public void fillGapTo(long consumeQueueOffset) throws IOException {
+        commit();
         long until = consumeQueueOffset * ConsumeQueueEntry.SIZE;
-        for (long at = maxLogicByteOffset; at < until; at += ConsumeQueueEntry.SIZE) {
-            writeEntry(at, 0, ConsumeQueueEntry.PLACEHOLDER_SIZE, 0);
-            maxLogicByteOffset = at + ConsumeQueueEntry.SIZE;
+        if (until <= writeLogicByteOffset) {
+            return;
         }
+        writePlaceholders(writeLogicByteOffset, until);
+        writeLogicByteOffset = until;
+        maxLogicByteOffset = until;
     }
 
     /** First entry of an empty queue at {@code logicByteOffset}: placeholders from its file's start. */
     private void startAt(long logicByteOffset) throws IOException {
         long fileFrom = logicByteOffset - logicByteOffset % fileSize;
-        for (long at = fileFrom; at < logicByteOffset; at += ConsumeQueueEntry.SIZE) {
-            writeEntry(at, 0, ConsumeQueueEntry.PLACEHOLDER_SIZE, 0);
-        }
+        writePlaceholders(fileFrom, logicByteOffset);
         minLogicByteOffset = logicByteOffset;
         maxLogicByteOffset = logicByteOffset;
+        writeLogicByteOffset = logicByteOffset;
         LOG.info("ConsumeQueue {}-{} starts at logical offset {}", topic, queueId, logicByteOffset / ConsumeQueueEntry.SIZE);
     }
 
-    private void writeEntry(long logicByteOffset, long commitLogOffset, int size, long tagsCode) throws IOException {
-        ConsumeQueueFile file = fileForWrite(logicByteOffset);
-        entryBuffer.clear();
-        entryBuffer.putLong(commitLogOffset).putInt(size).putLong(tagsCode).flip();
-        file.write((int) (logicByteOffset - file.fileFromOffset()), entryBuffer);
+    /** Writes placeholder entries over [from, until), a chunk per write, across files as needed. */
+    private void writePlaceholders(long from, long until) throws IOException {
+        ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(SCAN_CHUNK, until - from));
+        while (chunk.hasRemaining()) {
+            chunk.putLong(0).putInt(ConsumeQueueEntry.PLACEHOLDER_SIZE).putLong(0);
+        }
+        long at = from;
+        while (at < until) {
+            ConsumeQueueFile file = fileForWrite(at);
+            long fileEnd = file.fileFromOffset() + fileSize;
+            int length = (int) Math.min(Math.min(chunk.capacity(), until - at), fileEnd - at);
+            chunk.clear().limit(length);
+            file.write((int) (at - file.fileFromOffset()), chunk);
+            at += length;
+        }
     }
 
     private ConsumeQueueFile fileForWrite(long logicByteOffset) throws IOException {
@@ -364,6 +432,7 @@ public final class ConsumeQueue {
         }
         cutAt(end);
         maxPhysicOffset = lastPhysicEnd > 0 ? lastPhysicEnd : lastRealEntryEnd();
+        syncWriterState();
         correctMinOffset(0);
         if (damaged) {
             LOG.warn("ConsumeQueue {}-{}: damaged entries cut at logical offset {}", topic, queueId, maxOffset());
@@ -378,6 +447,7 @@ public final class ConsumeQueue {
      * the queue). Scans backwards from the end, so the cost is the number of dropped entries.
      */
     public void truncateByMaxPhysicOffset(long commitLogEnd) throws IOException {
+        commit();
         if (maxPhysicOffset <= commitLogEnd) {
             return;
         }
@@ -398,6 +468,7 @@ public final class ConsumeQueue {
                 commitLogEnd, at / ConsumeQueueEntry.SIZE, maxOffset());
         cutAt(at);
         maxPhysicOffset = keepPhysicEnd;
+        syncWriterState();
     }
 
     /** Sets the end to {@code logicByteOffset}: zeroes the rest of its file and deletes the files after it. */
@@ -490,9 +561,14 @@ public final class ConsumeQueue {
         }
     }
 
-    /** Closes the files (flushing first). */
+    /** Commits what was appended, then flushes and closes the files. Writer thread (or after it stopped). */
     public void close() throws IOException {
         IOException failure = null;
+        try {
+            commit();
+        } catch (IOException e) {
+            failure = e;
+        }
         for (ConsumeQueueFile f : files) {
             try {
                 f.flush();
@@ -520,5 +596,6 @@ public final class ConsumeQueue {
         minLogicByteOffset = 0;
         maxLogicByteOffset = 0;
         maxPhysicOffset = 0;
+        syncWriterState();
     }
 }

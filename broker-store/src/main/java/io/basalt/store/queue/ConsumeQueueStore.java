@@ -5,9 +5,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -17,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Every ConsumeQueue of the store, under {@code <root>/consumequeue/<topic>/<queueId>/}.
  *
- * <p>Threads: queues are created and written by the dispatcher (or by recovery before the
- * dispatcher starts); lookups and reads may come from any thread.
+ * <p>Threads: queues are created, appended to and committed by the dispatcher (or by recovery
+ * before the dispatcher starts); lookups and reads may come from any thread.
  */
 public final class ConsumeQueueStore {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumeQueueStore.class);
@@ -26,6 +27,8 @@ public final class ConsumeQueueStore {
     private final Path dir;
     private final int fileSize;
     private final ConcurrentMap<String, ConcurrentMap<Integer, ConsumeQueue>> queues = new ConcurrentHashMap<>();
+    /** Writer thread only: queues with appended, uncommitted entries. */
+    private final Set<ConsumeQueue> uncommitted = new LinkedHashSet<>();
 
     private ConsumeQueueStore(Path dir, int fileSize) {
         this.dir = dir;
@@ -101,9 +104,27 @@ public final class ConsumeQueueStore {
         return all;
     }
 
-    /** Writes the entry of one dispatched record into its queue. */
-    public ConsumeQueue.PutResult put(DispatchRequest r) throws IOException {
-        return findOrCreate(r.topic(), r.queueId()).put(r.commitLogOffset(), r.size(), r.tagsCode(), r.consumeQueueOffset());
+    /**
+     * Appends the entry of one dispatched record to {@code queue}; visible after {@link #commit()}.
+     * Writer thread.
+     */
+    public ConsumeQueue.PutResult append(ConsumeQueue queue, DispatchRequest r) throws IOException {
+        ConsumeQueue.PutResult result = queue.append(r.commitLogOffset(), r.size(), r.tagsCode(), r.consumeQueueOffset());
+        if (result == ConsumeQueue.PutResult.APPENDED) {
+            uncommitted.add(queue);
+        }
+        return result;
+    }
+
+    /** Commits every queue appended to since the last commit (see {@link ConsumeQueue#commit()}). Writer thread. */
+    public void commit() throws IOException {
+        try {
+            for (ConsumeQueue q : uncommitted) {
+                q.commit();
+            }
+        } finally {
+            uncommitted.clear();
+        }
     }
 
     /**
@@ -160,15 +181,6 @@ public final class ConsumeQueueStore {
             deleted += q.deleteFilesBelow(commitLogMinOffset);
         }
         return deleted;
-    }
-
-    /** {@code "topic-queueId"} → next logical offset: what the CommitLog's queue-offset counters restart from. */
-    public Map<String, Long> queueOffsetTable() {
-        Map<String, Long> table = new HashMap<>();
-        for (ConsumeQueue q : allQueues()) {
-            table.put(q.topic() + "-" + q.queueId(), q.maxOffset());
-        }
-        return table;
     }
 
     public void flush() throws IOException {

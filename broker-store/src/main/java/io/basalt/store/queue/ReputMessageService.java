@@ -2,6 +2,8 @@ package io.basalt.store.queue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
@@ -33,8 +35,10 @@ import org.slf4j.LoggerFactory;
  * and re-dispatches from there (other queues skip what they already hold). Only if those records are
  * no longer in the CommitLog are the missing entries filled with placeholders.
  *
- * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread); it is
- * woken by {@link #wakeup()} after every append and flush, and polls every {@code idleWaitMs} otherwise.
+ * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread). The
+ * MessageStore wakes it ({@link #wakeup()}) after every append (after every commit with a transient
+ * store pool); otherwise it polls every {@code idleWaitMs} (1 ms by default, as RocketMQ's reput
+ * loop), which bounds the delay under SYNC_FLUSH, where the flushed offset moves without a wakeup.
  */
 public final class ReputMessageService extends ServiceThread {
     private static final Logger LOG = LoggerFactory.getLogger(ReputMessageService.class);
@@ -47,8 +51,13 @@ public final class ReputMessageService extends ServiceThread {
     private final long idleWaitMs;
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
 
+    /** Published after each round's commit: everything below it is visible in the queues. */
     private volatile long reputFromOffset;
+    /** Writer thread: the next record to read (ahead of reputFromOffset within a round). */
+    private long cursor;
+    private final List<DispatchRequest> arrived = new ArrayList<>();
     private volatile long lastStoreTimestamp;
+    private long cursorStoreTimestamp;
     private volatile String alarm;
     private String lastRewind;
     private long rewindTo = -1;
@@ -65,6 +74,7 @@ public final class ReputMessageService extends ServiceThread {
         this.index = index;
         this.listener = listener;
         this.reputFromOffset = reputFromOffset;
+        this.cursor = reputFromOffset;
         this.idleWaitMs = idleWaitMs;
     }
 
@@ -73,7 +83,10 @@ public final class ReputMessageService extends ServiceThread {
         return reputFromOffset;
     }
 
-    /** Store time of the last dispatched record (RocketMQ's checkpoint logicsMsgTimestamp). */
+    /**
+     * Store time of the last record whose entry is committed to its ConsumeQueue (what RocketMQ's
+     * checkpoint logicsMsgTimestamp records once the queues are flushed); 0 before the first.
+     */
     public long lastStoreTimestamp() {
         return lastStoreTimestamp;
     }
@@ -93,7 +106,11 @@ public final class ReputMessageService extends ServiceThread {
         return idleWaitMs;
     }
 
-    /** Dispatches what is dispatchable now, up to a bound per round; returns the records dispatched. */
+    /**
+     * Dispatches what is dispatchable now, up to a bound per round, then commits the queues' new
+     * entries, publishes the new reput offset and tells the arrival listener. Returns the records
+     * dispatched.
+     */
     @Override
     public int doWork() {
         if (alarm != null) {
@@ -102,7 +119,7 @@ public final class ReputMessageService extends ServiceThread {
         int dispatched = 0;
         while (dispatched < MAX_RECORDS_PER_ROUND && alarm == null) {
             long limit = source.dispatchLimit();
-            long from = reputFromOffset;
+            long from = cursor;
             if (from >= limit) {
                 break;
             }
@@ -112,6 +129,23 @@ public final class ReputMessageService extends ServiceThread {
             }
             dispatched += n;
         }
+        try {
+            consumeQueues.commit();
+        } catch (IOException e) {
+            stop(cursor, "writing ConsumeQueue entries failed: " + e);
+            arrived.clear();
+            return dispatched;
+        }
+        reputFromOffset = cursor;
+        if (cursorStoreTimestamp > 0) {
+            lastStoreTimestamp = cursorStoreTimestamp;
+        }
+        if (listener != null) {
+            for (DispatchRequest r : arrived) {
+                listener.arriving(r.topic(), r.queueId(), r.consumeQueueOffset(), r.tagsCode(), r.storeTimestamp());
+            }
+        }
+        arrived.clear();
         return dispatched;
     }
 
@@ -125,7 +159,7 @@ public final class ReputMessageService extends ServiceThread {
                 long min = source.minOffset();
                 if (from < min) {
                     LOG.warn("Dispatch offset {} is below the CommitLog min offset {} (files deleted); going on from there", from, min);
-                    reputFromOffset = min;
+                    cursor = min;
                     return 0;
                 }
                 return -1;
@@ -149,16 +183,16 @@ public final class ReputMessageService extends ServiceThread {
                             return count;
                         }
                         if (rewindTo >= 0) {
-                            reputFromOffset = rewindTo;
+                            cursor = rewindTo;
                             rewindTo = -1;
                             return count;
                         }
                         position += check.size();
-                        reputFromOffset = offset + check.size();
+                        cursor = offset + check.size();
                         count++;
                     }
                     case END_OF_FILE -> {
-                        reputFromOffset = source.nextFileOffset(offset);
+                        cursor = source.nextFileOffset(offset);
                         return count;
                     }
                     case TRUNCATED -> {
@@ -184,16 +218,16 @@ public final class ReputMessageService extends ServiceThread {
         try {
             if (r.goesToConsumeQueue()) {
                 ConsumeQueue queue = consumeQueues.findOrCreate(r.topic(), r.queueId());
-                ConsumeQueue.PutResult result = queue.put(offset, r.size(), r.tagsCode(), r.consumeQueueOffset());
+                ConsumeQueue.PutResult result = consumeQueues.append(queue, r);
                 if (result == ConsumeQueue.PutResult.GAP) {
                     if (rewindForGap(queue, r)) {
                         return true;
                     }
                     queue.fillGapTo(r.consumeQueueOffset());
-                    result = queue.put(offset, r.size(), r.tagsCode(), r.consumeQueueOffset());
+                    result = consumeQueues.append(queue, r);
                 }
                 if (result == ConsumeQueue.PutResult.APPENDED && listener != null) {
-                    listener.arriving(r.topic(), r.queueId(), r.consumeQueueOffset(), r.tagsCode(), r.storeTimestamp());
+                    arrived.add(r);
                 }
             }
             if (index != null) {
@@ -203,7 +237,7 @@ public final class ReputMessageService extends ServiceThread {
             stop(offset, "writing its ConsumeQueue entry or index keys failed: " + e);
             return false;
         }
-        lastStoreTimestamp = r.storeTimestamp();
+        cursorStoreTimestamp = r.storeTimestamp();
         return true;
     }
 
@@ -213,17 +247,17 @@ public final class ReputMessageService extends ServiceThread {
      * already rewound for once), so the caller fills the gap.
      */
     private boolean rewindForGap(ConsumeQueue queue, DispatchRequest r) {
-        long back = Math.max(queue.maxPhysicOffset(), source.minOffset());
-        String key = r.topic() + "-" + r.queueId() + "@" + queue.maxOffset();
-        if (back >= r.commitLogOffset() || key.equals(lastRewind) || queue.maxPhysicOffset() < source.minOffset()) {
+        long back = Math.max(queue.writePhysicOffset(), source.minOffset());
+        String key = r.topic() + "-" + r.queueId() + "@" + queue.writeOffset();
+        if (back >= r.commitLogOffset() || key.equals(lastRewind) || queue.writePhysicOffset() < source.minOffset()) {
             LOG.error("ConsumeQueue {}-{} misses logical offsets [{}, {}) whose records are not in the CommitLog; filling them with placeholders",
-                    r.topic(), r.queueId(), queue.maxOffset(), r.consumeQueueOffset());
+                    r.topic(), r.queueId(), queue.writeOffset(), r.consumeQueueOffset());
             return false;
         }
         lastRewind = key;
         rewindTo = back;
         LOG.warn("ConsumeQueue {}-{} ends at logical offset {} but the record at {} has {}: re-dispatching from {}",
-                r.topic(), r.queueId(), queue.maxOffset(), r.commitLogOffset(), r.consumeQueueOffset(), back);
+                r.topic(), r.queueId(), queue.writeOffset(), r.commitLogOffset(), r.consumeQueueOffset(), back);
         return true;
     }
 

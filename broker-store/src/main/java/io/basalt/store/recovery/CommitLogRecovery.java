@@ -29,8 +29,11 @@ import io.basalt.store.mappedfile.MappedFileQueue;
  *       file whose first record is older than the checkpoint's timestamps), and then to the first file.</li>
  * </ul>
  * Every record from the scan start is checked (length, magic, field lengths, body CRC, physical
- * offset field) and handed to the listener (the ConsumeQueue dispatcher); the first invalid one ends
- * the log. The bytes beyond are counted and logged.
+ * offset field, and the record CRC property when present; it is required from the checkpoint's
+ * {@link StoreCheckpoint#recordCrcFromOffset() recordCrcFromOffset} on, where the store began
+ * appending records with it)
+ * and handed to the listener (the ConsumeQueue dispatcher); the first invalid one ends the log. The
+ * bytes beyond are counted and logged.
  *
  * <p>Runs once, on the start-up thread, before any append.
  */
@@ -42,17 +45,29 @@ public final class CommitLogRecovery {
 
     private final StoreCheckpoint checkpoint;
     private final boolean checkCrc;
-    private final int maxRecordLength;
+    private final int windowSize;
+    private final boolean appendRecordCrc;
+
+    /** A recovery for a store that appends without the record CRC property (RocketMQ's default format). */
+    public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize) {
+        this(checkpoint, checkCrc, maxMessageSize, false);
+    }
 
     /**
-     * @param checkpoint     the store's checkpoint (read for the recovery point)
-     * @param checkCrc       verify body CRCs (RocketMQ's checkCRCOnRecover, default true)
-     * @param maxMessageSize the store's maxMessageSize; longer records are treated as corrupt
+     * @param checkpoint      the store's checkpoint (read for the recovery point)
+     * @param checkCrc        verify CRCs (RocketMQ's checkCRCOnRecover, default true)
+     * @param maxMessageSize  the store's maxMessageSize, to size the read window so that a record
+     *                        normally fits; larger records (from an earlier, larger setting) are read too
+     * @param appendRecordCrc whether the store will append records with the record CRC property
+     *                        ({@link io.basalt.store.commitlog.BrokerMessage.Builder#recordCrc}); recovery
+     *                        records it in the checkpoint, and the next recovery requires the CRC there
      */
-    public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize) {
+    public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize,
+                             boolean appendRecordCrc) {
         this.checkpoint = checkpoint;
         this.checkCrc = checkCrc;
-        this.maxRecordLength = (int) Math.min(Integer.MAX_VALUE, (long) maxMessageSize + RecordFormat.NON_BODY_RESERVE);
+        this.appendRecordCrc = appendRecordCrc;
+        this.windowSize = (int) Math.min(Integer.MAX_VALUE - 8, (long) maxMessageSize + RecordFormat.NON_BODY_RESERVE);
     }
 
     /**
@@ -60,8 +75,9 @@ public final class CommitLogRecovery {
      * {@link MappedFileQueue#load()}): scans from the start point, calls {@code onRecord} for each
      * valid record in log order, then cuts the log after the last valid record (zeroes the rest of
      * its file, deletes later files), forces what remains and sets the write, commit and flush
-     * positions to the recovered end. The checkpoint's recovery offset is lowered to that end if
-     * it was beyond it. Returns what was found; {@link RecoveryResult#maxOffset()} is where appends go on.
+     * positions to the recovered end. The checkpoint's recovery offset is set to that end (now
+     * durable) and the checkpoint flushed. Returns what was found; {@link RecoveryResult#maxOffset()}
+     * is where appends go on.
      *
      * @param crashed true when the abort marker was present at start-up
      */
@@ -75,30 +91,48 @@ public final class CommitLogRecovery {
         RecoveryResult result = scan(segments, crashed, onRecord);
         long end = result.maxOffset();
         forceScanned(segments, result.scanStartOffset(), end);
-        MappedFile last = files.lastFile();
-        boolean endInLastFile = last != null && end >= last.fileFromOffset();
-        if (endInLastFile && result.bytesDropped() == 0) {
-            // Nothing to cut: spare zeroing up to a whole file of zeros again.
-            int position = (int) (end - last.fileFromOffset());
-            last.setPositions(position, position, position);
-        } else if (last != null) {
+        MappedFile endFile = fileHolding(mapped, end);
+        if (result.bytesDropped() > 0) {
             files.truncateDirtyFiles(end);
+        } else if (endFile != null) {
+            // Only zeros beyond the end (the usual restart, with the next file preallocated): drop the
+            // later files but spare rewriting up to a whole file of zeros with zeros. Truncating at the
+            // file's last byte keeps the queue from treating the next file as the one holding the cut.
+            files.truncateDirtyFiles(endFile.fileFromOffset() + endFile.fileSize() - 1);
+            int position = (int) (end - endFile.fileFromOffset());
+            endFile.setPositions(position, position, position);
         }
         files.setCommittedWhere(end);
         files.setFlushedWhere(end);
-        if (checkpoint.physicRecoveryOffset() > end) {
-            checkpoint.physicRecoveryOffset(end);
+        // Everything up to the end was just forced: the next crash can start its scan there.
+        checkpoint.physicRecoveryOffset(end);
+        if (!appendRecordCrc) {
+            checkpoint.recordCrcFromOffset(-1);
+        } else if (checkpoint.recordCrcFromOffset() < 0 || checkpoint.recordCrcFromOffset() > end) {
+            // Every record appended from here on carries the record CRC: require it there next time.
+            checkpoint.recordCrcFromOffset(end);
         }
+        checkpoint.flush();
         return result;
+    }
+
+    /** The file with {@code fileFromOffset <= offset < its end}, or null (offset at or past the last file's end). */
+    private static MappedFile fileHolding(List<MappedFile> files, long offset) {
+        for (MappedFile f : files) {
+            if (offset >= f.fileFromOffset() && offset < f.fileFromOffset() + f.fileSize()) {
+                return f;
+            }
+        }
+        return null;
     }
 
     /**
      * Recovers {@code files} as {@link #recover(MappedFileQueue, boolean, Consumer)} does, without a
-     * record listener, checking records up to one file long; returns the recovered end offset.
+     * record listener; returns the recovered end offset.
      */
     public static long recover(MappedFileQueue files, StoreCheckpoint checkpoint, boolean crashed, boolean checkCrc)
         throws IOException {
-        return new CommitLogRecovery(checkpoint, checkCrc, files.fileSize()).recover(files, crashed, r -> { })
+        return new CommitLogRecovery(checkpoint, checkCrc, 0).recover(files, crashed, r -> { })
             .maxOffset();
     }
 
@@ -124,7 +158,9 @@ public final class CommitLogRecovery {
         }
         int startIndex = crash ? crashStartIndex(segments) : Math.max(0, segments.size() - NORMAL_RECOVERY_FILES);
         long start = segments.get(startIndex).fileFromOffset();
-        CommitLogScanner.ScanResult r = new CommitLogScanner(checkCrc, maxRecordLength).scan(segments, start, onRecord);
+        long recordCrcFrom = checkpoint.recordCrcFromOffset() >= 0 ? checkpoint.recordCrcFromOffset() : Long.MAX_VALUE;
+        CommitLogScanner.ScanResult r = new CommitLogScanner(checkCrc, windowSize, recordCrcFrom)
+            .scan(segments, start, onRecord);
         RecoveryResult result = new RecoveryResult(crash, start, r.endOffset(), r.recordsScanned(), r.bytesDropped(),
             r.stopReason());
         report(result);

@@ -8,6 +8,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.function.Consumer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.commitlog.RecordFormat;
@@ -18,8 +21,9 @@ import io.basalt.store.commitlog.RecordFormat;
  * or that is cut short. An END_OF_FILE marker must reach exactly the end of its file; the walk
  * then continues at the start of the next file.
  *
- * <p>Reads with positional {@link FileChannel} reads through a window (4 MiB, grown for a larger
- * record up to {@code maxRecordLength}), independent of how the files are mapped. Single-threaded.
+ * <p>Reads with positional {@link FileChannel} reads through a window (at least 4 MiB, grown for a
+ * larger record), independent of how the files are mapped. Record sizes are not limited by the
+ * current maxMessageSize: records written under a larger setting stay readable. Single-threaded.
  */
 final class CommitLogScanner {
     /** One CommitLog file: its global base offset, path and nominal size. */
@@ -30,25 +34,36 @@ final class CommitLogScanner {
     record ScanResult(long endOffset, long recordsScanned, long bytesDropped, String stopReason) {
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(CommitLogScanner.class);
     private static final int WINDOW = 4 * 1024 * 1024;
+    /** How far past the valid end (and into each later file) dropped bytes are counted. */
+    static final int DIRTY_SCAN_LIMIT = 64 * 1024 * 1024;
 
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private final boolean checkCrc;
-    private final int maxRecordLength;
+    private final int windowSize;
+    private final long recordCrcFromOffset;
     private ByteBuffer window;
     private long windowStart;
     private int windowLength;
 
-    CommitLogScanner(boolean checkCrc, int maxRecordLength) {
+    /**
+     * @param windowSize          bytes read at a time; a record larger than that (up to a whole file)
+     *                            is still read, by growing the window for it
+     * @param recordCrcFromOffset records from this offset on must carry the record CRC property
+     *                            (Long.MAX_VALUE: none must)
+     */
+    CommitLogScanner(boolean checkCrc, int windowSize, long recordCrcFromOffset) {
         this.checkCrc = checkCrc;
-        this.maxRecordLength = maxRecordLength;
+        this.windowSize = Math.max(WINDOW, windowSize);
+        this.recordCrcFromOffset = recordCrcFromOffset;
     }
 
     /**
      * Scans {@code segments} (ordered, contiguous) from {@code startOffset}, which must be a record
      * boundary inside one of them (or the end of the last). Calls {@code onRecord} for each valid
-     * message record in order. Bytes dropped = the non-zero bytes after the end in its file plus
-     * those of every later file.
+     * message record in order. Bytes dropped = the extent of non-zero bytes after the end in its
+     * file plus that of every later file, each looked for up to {@link #DIRTY_SCAN_LIMIT} bytes.
      */
     ScanResult scan(List<Segment> segments, long startOffset, Consumer<RecordCheck> onRecord) throws IOException {
         int index = indexOf(segments, startOffset);
@@ -59,6 +74,8 @@ final class CommitLogScanner {
         int position = (int) (startOffset - segments.get(index).fileFromOffset());
         while (true) {
             Segment segment = segments.get(index);
+            LOG.info("recovering CommitLog file {} ({} of {}) from position {}", segment.path().getFileName(),
+                index + 1, segments.size(), position);
             Stop stop;
             try (FileChannel ch = FileChannel.open(segment.path(), StandardOpenOption.READ)) {
                 long fileLength = Math.min(ch.size(), segment.fileSize());
@@ -123,23 +140,23 @@ final class CommitLogScanner {
     /** Checks the record at {@code position}, loading the window so the whole record is in it when possible. */
     private RecordCheck checkAt(FileChannel ch, Segment segment, long fileLength, int position) throws IOException {
         ensureWindow(ch, fileLength, position, RecordFormat.END_FILE_MIN_BLANK_LENGTH);
-        RecordCheck check = checkInWindow(position);
+        boolean requireRecordCrc = segment.fileFromOffset() + position >= recordCrcFromOffset;
+        RecordCheck check = checkInWindow(position, requireRecordCrc);
         if (check.status() == RecordCheck.Status.TRUNCATED && windowStart + windowLength < fileLength) {
             int totalSize = window.getInt((int) (position - windowStart));
-            if (totalSize > Math.min(maxRecordLength, segment.fileSize())) {
-                return RecordCheck.corrupt("total size " + totalSize + " above the largest possible record "
-                    + maxRecordLength);
+            if (totalSize > segment.fileSize() - RecordFormat.END_FILE_MIN_BLANK_LENGTH) {
+                return RecordCheck.corrupt("total size " + totalSize + " larger than a file can hold");
             }
             ensureWindow(ch, fileLength, position, totalSize);
-            check = checkInWindow(position);
+            check = checkInWindow(position, requireRecordCrc);
         }
         return check;
     }
 
-    private RecordCheck checkInWindow(int position) {
+    private RecordCheck checkInWindow(int position, boolean requireRecordCrc) {
         ByteBuffer view = window.duplicate();
         view.limit(windowLength).position((int) (position - windowStart));
-        return decoder.check(view, checkCrc);
+        return decoder.check(view, checkCrc, requireRecordCrc);
     }
 
     /** Makes {@code [position, position + needed)} (clipped to the file) readable in the window. */
@@ -148,7 +165,7 @@ final class CommitLogScanner {
         if (window != null && position >= windowStart && wantEnd <= windowStart + windowLength) {
             return;
         }
-        int capacity = Math.max(WINDOW, needed);
+        int capacity = Math.max(windowSize, needed);
         if (window == null || window.capacity() < capacity) {
             window = ByteBuffer.allocate(capacity);
         }
@@ -164,7 +181,11 @@ final class CommitLogScanner {
         windowLength = window.position();
     }
 
-    /** Bytes from {@code position} to the last non-zero byte of the file (0 if all zero). */
+    /**
+     * Bytes from {@code position} to the last non-zero byte of the file (0 if all zero), looking at
+     * most {@link #DIRTY_SCAN_LIMIT} bytes ahead: bytes written before a crash start right at the
+     * cut, and this keeps a restart from reading a whole preallocated file of zeros.
+     */
     private long nonZeroExtent(Segment segment, int position) throws IOException {
         try (FileChannel ch = FileChannel.open(segment.path(), StandardOpenOption.READ)) {
             return nonZeroExtent(ch, position, Math.min(ch.size(), segment.fileSize()));
@@ -175,8 +196,9 @@ final class CommitLogScanner {
         ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
         long lastNonZero = -1;
         long at = position;
-        while (at < fileLength) {
-            buf.clear();
+        long limit = Math.min(fileLength, position + DIRTY_SCAN_LIMIT);
+        while (at < limit) {
+            buf.clear().limit((int) Math.min(buf.capacity(), limit - at));
             int n = ch.read(buf, at);
             if (n <= 0) {
                 break;

@@ -23,9 +23,12 @@ import org.slf4j.LoggerFactory;
  *   16     8  indexMsgTimestamp     store time of the last flushed index entry
  *   24     8  masterFlushedOffset   (RocketMQ HA: the master's flushed offset a slave may truncate to)
  *   32     8  confirmPhyOffset      (RocketMQ controller mode: confirmed CommitLog offset)
- *  512    64  slot A  \  Basalt: sequence (8), the five fields above (40), physicRecoveryOffset (8),
- * 1024    64  slot B  /  magic "BSCK" (4), CRC32C of the slot's first 60 bytes (4)
+ *  512    72  slot A  \  Basalt: sequence (8), the five fields above (40), physicRecoveryOffset (8),
+ * 1024    72  slot B  /  recordCrcFromOffset (8), magic "BSCK" (4), CRC32C of the slot's first 68 bytes (4)
  * </pre>
+ *
+ * <p>{@code recordCrcFromOffset} is where the store began appending records with the record CRC
+ * property (every record from there carries it), so recovery requires it there; -1: none must.
  *
  * <p>Why a separate recovery offset (pain point: crash recovery that rescans from a timestamp and
  * takes hours): {@code physicRecoveryOffset} is a CommitLog byte offset at a record boundary below
@@ -35,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * <p>Torn writes: each {@link #flush()} writes the whole 4 KiB image and forces it. The two slots
  * live in different 512-byte sectors and are written alternately, so a torn write can spoil at
  * most the slot being written; {@link #open} picks the valid slot with the higher sequence. With no
- * valid slot (a RocketMQ-written or fully torn file) the RocketMQ fields are used and the recovery
- * offset is unknown (-1), which makes recovery fall back to timestamps. Start-up never fails on it.
+ * valid slot (a RocketMQ-written or fully torn file), or when the RocketMQ fields no longer match the
+ * slot (RocketMQ ran on the store since), the RocketMQ fields are used and the recovery offset is
+ * unknown (-1), which makes recovery fall back to timestamps. Start-up never fails on it.
  *
  * <p>Setters may be called from any thread (volatile); {@code flush} is synchronized.
  */
@@ -47,7 +51,11 @@ public final class StoreCheckpoint implements AutoCloseable {
     static final int FILE_SIZE = 4096;
     static final int SLOT_A = 512;
     static final int SLOT_B = 1024;
-    static final int SLOT_LENGTH = 64;
+    static final int SLOT_LENGTH = 72;
+    private static final int SLOT_MAGIC_POSITION = 64;
+    private static final int SLOT_CRC_POSITION = 68;
+    /** Values a slot holds after its sequence: the five RocketMQ fields, recovery offset, record CRC start. */
+    private static final int SLOT_VALUES = 7;
     static final int SLOT_MAGIC = 0x4253434B; // "BSCK"
 
     private final Path file;
@@ -60,8 +68,11 @@ public final class StoreCheckpoint implements AutoCloseable {
     private volatile long masterFlushedOffset;
     private volatile long confirmPhyOffset;
     private volatile long physicRecoveryOffset = -1;
+    private volatile long recordCrcFromOffset = -1;
     private long sequence;
     private boolean closed;
+    /** The values the last flush wrote, in slot order. */
+    private final long[] flushed = new long[SLOT_VALUES];
 
     private StoreCheckpoint(Path file, FileChannel channel) {
         this.file = file;
@@ -115,24 +126,40 @@ public final class StoreCheckpoint implements AutoCloseable {
             return;
         }
         sequence = bestSeq;
+        for (int i = 0; i < 5; i++) {
+            if (image.getLong(best + 8 + 8 * i) != image.getLong(8 * i)) {
+                // RocketMQ (which writes only the first 40 bytes) ran on this store after Basalt, or a
+                // page write was torn: the offset in the slot may no longer describe the log.
+                LOG.warn("checkpoint {}: RocketMQ fields differ from Basalt's last write; recovery offset unknown, "
+                    + "using timestamps physicMsgTimestamp={} logicsMsgTimestamp={}", file, physicMsgTimestamp,
+                    logicsMsgTimestamp);
+                return;
+            }
+        }
+        for (int i = 0; i < SLOT_VALUES; i++) {
+            flushed[i] = image.getLong(best + 8 + 8 * i);
+        }
         physicMsgTimestamp = image.getLong(best + 8);
         logicsMsgTimestamp = image.getLong(best + 16);
         indexMsgTimestamp = image.getLong(best + 24);
         masterFlushedOffset = image.getLong(best + 32);
         confirmPhyOffset = image.getLong(best + 40);
         physicRecoveryOffset = image.getLong(best + 48);
+        recordCrcFromOffset = image.getLong(best + 56);
         LOG.info("checkpoint {}: physicMsgTimestamp={} logicsMsgTimestamp={} indexMsgTimestamp={} "
-            + "masterFlushedOffset={} confirmPhyOffset={} physicRecoveryOffset={}", file, physicMsgTimestamp,
-            logicsMsgTimestamp, indexMsgTimestamp, masterFlushedOffset, confirmPhyOffset, physicRecoveryOffset);
+            + "masterFlushedOffset={} confirmPhyOffset={} physicRecoveryOffset={} recordCrcFromOffset={}", file,
+            physicMsgTimestamp, logicsMsgTimestamp, indexMsgTimestamp, masterFlushedOffset, confirmPhyOffset,
+            physicRecoveryOffset, recordCrcFromOffset);
     }
 
     private boolean slotValid(int slot) {
-        return image.getInt(slot + 56) == SLOT_MAGIC && image.getInt(slot + 60) == slotCrc(slot);
+        return image.getInt(slot + SLOT_MAGIC_POSITION) == SLOT_MAGIC
+            && image.getInt(slot + SLOT_CRC_POSITION) == slotCrc(slot);
     }
 
     private int slotCrc(int slot) {
         CRC32C crc = new CRC32C();
-        crc.update(image.duplicate().position(slot).limit(slot + 60));
+        crc.update(image.duplicate().position(slot).limit(slot + SLOT_CRC_POSITION));
         return (int) crc.getValue();
     }
 
@@ -155,13 +182,28 @@ public final class StoreCheckpoint implements AutoCloseable {
         image.putLong(slot + 32, image.getLong(24));
         image.putLong(slot + 40, image.getLong(32));
         image.putLong(slot + 48, physicRecoveryOffset);
-        image.putInt(slot + 56, SLOT_MAGIC);
-        image.putInt(slot + 60, slotCrc(slot));
+        image.putLong(slot + 56, recordCrcFromOffset);
+        image.putInt(slot + SLOT_MAGIC_POSITION, SLOT_MAGIC);
+        image.putInt(slot + SLOT_CRC_POSITION, slotCrc(slot));
         ByteBuffer out = image.duplicate().clear();
         while (out.hasRemaining()) {
             channel.write(out, out.position());
         }
         channel.force(false);
+        for (int i = 0; i < SLOT_VALUES; i++) {
+            flushed[i] = image.getLong(slot + 8 + 8 * i);
+        }
+    }
+
+    /** Flushes only if a value changed since the last flush; returns whether it flushed. */
+    public synchronized boolean flushIfChanged() throws IOException {
+        if (physicMsgTimestamp == flushed[0] && logicsMsgTimestamp == flushed[1] && indexMsgTimestamp == flushed[2]
+            && masterFlushedOffset == flushed[3] && confirmPhyOffset == flushed[4]
+            && physicRecoveryOffset == flushed[5] && recordCrcFromOffset == flushed[6]) {
+            return false;
+        }
+        flush();
+        return true;
     }
 
     /**
@@ -243,6 +285,16 @@ public final class StoreCheckpoint implements AutoCloseable {
      */
     public void physicRecoveryOffset(long offset) {
         this.physicRecoveryOffset = offset;
+    }
+
+    /** CommitLog offset from which every record carries the record CRC property; -1 when unknown. */
+    public long recordCrcFromOffset() {
+        return recordCrcFromOffset;
+    }
+
+    /** Set by recovery: where records with the record CRC begin, or -1 when the store appends without it. */
+    public void recordCrcFromOffset(long offset) {
+        this.recordCrcFromOffset = offset;
     }
 
     /**

@@ -71,12 +71,16 @@ class CommitLogTest {
             log.shutdown();
         }
         assertEquals(0, MappedFile.liveMappings(), "every mapping is released");
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            String name = t.getName();
-            assertFalse(t.isAlive() && (name.equals("GroupCommitService") || name.equals("FlushRealTimeService")
-                || name.equals("CommitRealTimeService") || name.equals("FlushDiskWatcher")
-                || name.equals("FlushAckThread")), "thread left behind: " + name);
-        }
+        // A pool thread may still be exiting right after its executor terminated.
+        await().atMost(WAIT).untilAsserted(() -> {
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                String name = t.getName();
+                assertFalse(t.isAlive() && (name.equals("GroupCommitService") || name.equals("FlushRealTimeService")
+                    || name.equals("CommitRealTimeService") || name.equals("FlushDiskWatcher")
+                    || name.equals("FlushAckThread") || name.equals("AllocateMappedFileService")),
+                    "thread left behind: " + name);
+            }
+        });
     }
 
     private StoreConfig.Builder config(FlushDiskType type) {
@@ -226,6 +230,7 @@ class CommitLogTest {
         final FlushTarget delegate;
         volatile CountDownLatch hold;
         volatile IOException failure;
+        volatile IOException commitFailure;
         volatile boolean inForce;
 
         HookedFlushTarget(FlushTarget delegate) {
@@ -234,6 +239,10 @@ class CommitLogTest {
 
         @Override
         public long commit(int leastPages) throws IOException {
+            IOException e = commitFailure;
+            if (e != null && delegate.wroteOffset() > delegate.committedOffset()) {
+                throw e;
+            }
             return delegate.commit(leastPages);
         }
 
@@ -383,6 +392,22 @@ class CommitLogTest {
         assertTrue(Files.exists(dir.resolve("abort")), "a failed store does not claim a clean shutdown");
     }
 
+    @ParameterizedTest
+    @CsvSource({"SYNC_FLUSH", "ASYNC_FLUSH"})
+    void ioExceptionFromCommittingTheWriteBufferTurnsTheStoreReadOnly(FlushDiskType type) throws IOException {
+        CommitLog log = startHooked(config(type).transientStorePoolEnable(true).commitCommitLogLeastPages(0).build());
+        hooked.commitFailure = new IOException("No space left on device");
+        CompletableFuture<PutMessageResult> put = log.asyncPutMessage(message(0, 800));
+        if (type == FlushDiskType.SYNC_FLUSH) {
+            CompletionException e = assertThrows(CompletionException.class, put::join);
+            assertInstanceOf(StoreException.class, e.getCause());
+        }
+        await().atMost(WAIT).until(() -> !log.isWritable());
+        assertEquals(0, log.flushedOffset());
+        assertEquals(0, log.maxOffset(), "readers never see bytes that were not committed");
+        assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, put(log, message(0, 800)).status());
+    }
+
     @Test
     void illegalMessagesGetAStatusAndWriteNothing() throws IOException {
         CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).maxMessageSize(1024).build());
@@ -436,7 +461,7 @@ class CommitLogTest {
         ExecutorService holder = Executors.newSingleThreadExecutor();
         try {
             holder.submit(() -> {
-                log.putLock().tryLock(1000, clock.get());
+                log.putLock().tryLock(1000, clock::get);
                 try {
                     locked.countDown();
                     release.await();
@@ -461,13 +486,16 @@ class CommitLogTest {
 
     @Test
     void putGivesUpWaitingForALockHeldTooLong() throws Exception {
-        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).osPageCacheBusyTimeOutMills(50).build());
+        // The clock stands still, so the holder never looks busy: the put must give up waiting by itself.
+        AtomicLong clock = new AtomicLong(1_000_000);
+        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).osPageCacheBusyTimeOutMills(50).build(),
+            clock::get, UnaryOperator.identity());
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         ExecutorService holder = Executors.newSingleThreadExecutor();
         try {
             holder.submit(() -> {
-                log.putLock().tryLock(1000, 0);
+                log.putLock().tryLock(1000, clock::get);
                 try {
                     locked.countDown();
                     release.await();
@@ -554,6 +582,43 @@ class CommitLogTest {
         }
         AppendMessageResult more = put(reopened, message(0, 300)).appendResult();
         assertTrue(more.wroteOffset() == end || more.wroteOffset() == reopened.rollNextFile(end));
+    }
+
+    @Test
+    void failedFileAllocationIsCreateMappedFileFailed() throws IOException {
+        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).build());
+        // A non-empty directory where the third file must go: creating that file fails.
+        Path blocker = dir.resolve("commitlog").resolve(MappedFile.fileName(2L * FILE_SIZE));
+        Files.createDirectories(blocker.resolve("occupied"));
+
+        PutMessageResult r;
+        do {
+            r = put(log, message(0, 64 * 1024));
+        } while (r.status() == PutMessageStatus.PUT_OK);
+        assertEquals(PutMessageStatus.CREATE_MAPPED_FILE_FAILED, r.status());
+        assertNull(r.appendResult());
+        long queueOffsetBefore = log.queueOffsets().nextOffset(TOPIC, 0);
+        assertTrue(log.isWritable(), "an allocation failure is not a write failure");
+
+        Files.delete(blocker.resolve("occupied"));
+        Files.delete(blocker);
+        AppendMessageResult next = put(log, message(0, 64 * 1024)).appendResult();
+        assertEquals(2L * FILE_SIZE, next.wroteOffset());
+        assertEquals(queueOffsetBefore, next.queueOffset(), "the refused put took no queue offset");
+    }
+
+    @Test
+    void aStoreThatFailedToLoadKeepsTheCrashMarker() throws IOException {
+        StoreConfig config = config(FlushDiskType.ASYNC_FLUSH).build();
+        Files.createDirectories(config.commitLogDir());
+        Files.write(config.commitLogDir().resolve(MappedFile.fileName(0)), new byte[100]);
+        Files.createFile(dir.resolve("abort"));
+        CommitLog log = CommitLog.open(config);
+        IOException refused = assertThrows(IOException.class, log::load);
+        assertTrue(refused.getMessage().contains(MappedFile.fileName(0)), refused.getMessage());
+        log.shutdown();
+        assertTrue(Files.exists(dir.resolve("abort")), "the next start must still run a crash recovery");
+        assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, put(log, message(0, 300)).status());
     }
 
     @Test

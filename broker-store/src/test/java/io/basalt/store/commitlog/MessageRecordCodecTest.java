@@ -29,7 +29,7 @@ class MessageRecordCodecTest {
             .bornTimestamp(1_700_000_000_000L)
             .bornHost(new InetSocketAddress(InetAddress.getByName(bornHost), 50123))
             .storeHost(new InetSocketAddress(InetAddress.getByName(storeHost), 10911))
-            .reconsumeTimes(2).preparedTransactionOffset(77).build();
+            .reconsumeTimes(2).preparedTransactionOffset(77).recordCrc(true).build();
     }
 
     @Test
@@ -106,6 +106,26 @@ class MessageRecordCodecTest {
             buf.position(buf.position() + c.size());
         }
         assertEquals(total, buf.position());
+    }
+
+    @Test
+    void recordCrcIsOptionalAndAddsTwentyBytes() throws Exception {
+        BrokerMessage.Builder b = BrokerMessage.builder().topic("T").body(new byte[7]).propertiesString("A\u0001b");
+        BrokerMessage plain = b.build();
+        BrokerMessage withCrc = b.recordCrc(true).build();
+        assertEquals(RecordFormat.recordLength(0, 7, 1, 3), plain.recordLength(), "RocketMQ's default format");
+        assertEquals(plain.recordLength() + 1 + RecordFormat.RECORD_CRC_LENGTH, withCrc.recordLength(),
+            "the missing final separator is added before the CRC property");
+        ByteBuffer buf = ByteBuffer.allocate(256);
+        encoder.encode(withCrc, 0, 0, 1, buf);
+        buf.flip();
+        assertTrue(decoder.check(buf, true, true).isOk());
+        assertEquals("b", MessageRecordDecoder.decode(buf.duplicate()).property("A"));
+        ByteBuffer plainBuf = ByteBuffer.allocate(256);
+        encoder.encode(plain, 0, 0, 1, plainBuf);
+        plainBuf.flip();
+        assertTrue(decoder.check(plainBuf, true).isOk());
+        assertEquals(RecordCheck.Status.CORRUPT, decoder.check(plainBuf, true, true).status());
     }
 
     @Test
@@ -217,6 +237,31 @@ class MessageRecordCodecTest {
     }
 
     @Test
+    void encodingAllocatesNothing() throws Exception {
+        java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
+        org.junit.jupiter.api.Assumptions.assumeTrue(threads.isThreadAllocatedMemoryEnabled());
+        BrokerMessage m = message("AllocTopic", new byte[512], "10.0.0.1", "fe80::2");
+        List<BrokerMessage> batch = List.of(m, m, m);
+        ByteBuffer target = ByteBuffer.allocateDirect(1 << 20);
+        long id = Thread.currentThread().getId();
+        for (int round = 0; round < 3; round++) {
+            long before = threads.getThreadAllocatedBytes(id);
+            for (int i = 0; i < 10_000; i++) {
+                target.clear();
+                encoder.encode(m, i, i, i, target);
+                encoder.encodeBatch(batch, i, i, i, target);
+            }
+            long allocated = threads.getThreadAllocatedBytes(id) - before;
+            if (allocated < 1024) {
+                return;
+            }
+        }
+        throw new AssertionError("encoding 40,000 records allocated on the heap");
+    }
+
+    @Test
     void offsetMessageIdRoundTrips() throws Exception {
         InetSocketAddress v4 = new InetSocketAddress(InetAddress.getByName("10.11.12.13"), 10911);
         String id = OffsetMessageId.encode(v4, 0x0102030405060708L);
@@ -226,6 +271,8 @@ class MessageRecordCodecTest {
         assertEquals(new OffsetMessageId(v6, 5), OffsetMessageId.decode(OffsetMessageId.encode(v6, 5)));
         assertThrows(IllegalArgumentException.class, () -> OffsetMessageId.decode("1234"));
         assertThrows(IllegalArgumentException.class, () -> OffsetMessageId.decode("ZZ" + id.substring(2)));
+        assertEquals(new OffsetMessageId(v4, 0x0102030405060708L), OffsetMessageId.decode(id.toLowerCase()));
+        assertThrows(IllegalArgumentException.class, () -> OffsetMessageId.decode("\u0663" + id.substring(1)));
     }
 
     private static ByteBuffer copy(ByteBuffer src, int len) {

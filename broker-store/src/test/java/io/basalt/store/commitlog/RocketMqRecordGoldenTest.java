@@ -53,6 +53,16 @@ class RocketMqRecordGoldenTest {
         assertEquals("k1 k2", ext.getKeys());
         assertEquals(MessageExtBrokerInner.tagsString2tagsCode(ext.getTags()), m.tagsCode());
         assertEquals(ext.getMsgId(), m.offsetMsgId(), "offset msg id");
+        // The record CRC property as RocketMQ's forceVerifyPropCRC reads it: digits least significant
+        // first, over the record without its last RECORD_CRC_LENGTH bytes.
+        String digits = ext.getProperty(RecordFormat.RECORD_CRC_PROPERTY);
+        assertEquals(10, digits.length());
+        int expected = 0;
+        for (int i = digits.length() - 1; i >= 0; i--) {
+            expected = expected * 10 + (digits.charAt(i) - '0');
+        }
+        ByteBuffer covered = buf.duplicate().position(0).limit(m.recordLength() - RecordFormat.RECORD_CRC_LENGTH);
+        assertEquals(org.apache.rocketmq.common.UtilAll.crc32(covered), expected);
     }
 
     @ParameterizedTest(name = "born {0}, store {1}")
@@ -106,6 +116,10 @@ class RocketMqRecordGoldenTest {
         assertArrayEquals(body, s.body());
         assertEquals(Map.of("TAGS", "TagX", "KEYS", "key"), s.propertyMap());
 
+        // A RocketMQ record (no record CRC property) is refused where Basalt requires that CRC.
+        assertEquals(RecordCheck.Status.CORRUPT,
+            new MessageRecordDecoder().check(ByteBuffer.wrap(record), true, true).status());
+
         // Re-encoding the decoded message with Basalt gives RocketMQ's bytes back.
         BrokerMessage again = BrokerMessage.builder().topic(s.topic()).queueId(s.queueId()).flag(s.flag())
             .body(s.body()).propertiesString(s.properties()).bornTimestamp(s.bornTimestamp()).bornHost(s.bornHost())
@@ -148,6 +162,36 @@ class RocketMqRecordGoldenTest {
         assertEquals(1000 + decoded.get(0).getStoreSize(), decoded.get(1).getCommitLogOffset());
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> MessageBatchDecoder.decode(
             ByteBuffer.wrap(java.util.Arrays.copyOf(body, body.length - 3)), "", b -> b.topic("T")));
+    }
+
+    @org.junit.jupiter.api.Test
+    void v2RecordWithLongTopicIsReadLikeRocketMqReadsIt() throws Exception {
+        String topic = "t".repeat(200);
+        BrokerMessage m = MessageRecordCodecTest.message("x", "v2 body".getBytes(StandardCharsets.UTF_8), "10.0.0.1",
+            "10.0.0.2");
+        ByteBuffer v1 = ByteBuffer.allocate(1024);
+        int v1Length = new MessageRecordEncoder().encode(m, 64, 3, 9, v1);
+        // Rebuild as V2: same fields, 2-byte topic length, a 200-byte topic.
+        int topicLengthPos = v1Length - 2 - m.propertiesLength() - 1 - 1;
+        byte[] topicBytes = topic.getBytes(StandardCharsets.UTF_8);
+        byte[] properties = m.propertiesString().getBytes(StandardCharsets.UTF_8);   // as RocketMQ stores them
+        ByteBuffer v2 = ByteBuffer.allocate(topicLengthPos + 2 + topicBytes.length + 2 + properties.length);
+        v2.put(v1.array(), 0, topicLengthPos).putShort((short) topicBytes.length).put(topicBytes)
+            .putShort((short) properties.length).put(properties);
+        v2.putInt(0, v2.capacity()).putInt(RecordFormat.MAGIC_CODE_POSITION, RecordFormat.MESSAGE_MAGIC_CODE_V2);
+        v2.flip();
+
+        RecordCheck check = new MessageRecordDecoder().check(v2, true);
+        assertTrue(check.isOk(), check.reason());
+        assertEquals(topic, check.topic());
+        StoredMessage s = MessageRecordDecoder.decode(v2.duplicate());
+        assertEquals(RecordFormat.MESSAGE_MAGIC_CODE_V2, s.magicCode());
+        assertEquals(topic, s.topic());
+        MessageExt ext = MessageDecoder.decode(v2.duplicate(), true, true, false, false, true);
+        assertNotNull(ext);
+        assertEquals(topic, ext.getTopic());
+        assertArrayEquals(s.body(), ext.getBody());
+        assertEquals(check.tagsCode(), MessageExtBrokerInner.tagsString2tagsCode(ext.getTags()));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,9 +1,11 @@
 package io.basalt.store.flush;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -37,6 +39,22 @@ class FlushRealTimeServiceTest {
         clock.addAndGet(1);
         service.doWork();
         assertEquals(4 * 4096 + 100, target.flushed, "the thorough flush forces any dirty byte");
+    }
+
+    @Test
+    void inWakeupModeNewDataWakesTheFlusherBeforeItsInterval() {
+        // An hour-long interval: only the wakeup can explain a flush within the test.
+        FlushRealTimeService service = new FlushRealTimeService(target, failStop, 3_600_000, 1, 3_600_000, false,
+            clock::get);
+        service.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> !target.flushLeastPages.isEmpty());
+            target.append(4096);
+            service.wakeupForData();
+            await().atMost(Duration.ofSeconds(10)).until(() -> target.flushed == 4096);
+        } finally {
+            service.shutdown();
+        }
     }
 
     @Test

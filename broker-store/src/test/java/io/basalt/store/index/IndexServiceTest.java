@@ -17,11 +17,12 @@ import java.util.stream.Stream;
 
 import io.basalt.store.queue.DispatchRequest;
 
+import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class IndexServiceTest {
+class IndexServiceTest extends LeakCheck {
     private static final long T0 = 1_700_000_000_000L;
 
     @TempDir
@@ -185,11 +186,48 @@ class IndexServiceTest {
     }
 
     @Test
+    void afterACrashFilesEndingAtOrAfterTheCheckpointGo() throws IOException {
+        open(4, 3); // 2 keys per file
+        for (int i = 0; i < 5; i++) {
+            index.buildIndex(msg("T", i * 100L, T0 + i * 1000L, "k", null));
+        }
+        assertEquals(3, index.fileCount());
+        assertEquals(T0 + 3000, index.lastFullFileEndTimestamp());
+        assertEquals(0, index.deleteFilesEndingAtOrAfter(T0 + 5000));
+        // the file ending exactly at the checkpoint's time goes too: a millisecond tie is ambiguous
+        assertEquals(2, index.deleteFilesEndingAtOrAfter(T0 + 3000));
+        assertEquals(100, index.resumeOffset());
+        assertEquals(1, index.deleteFilesEndingAtOrAfter(0));
+        assertEquals(-1, index.resumeOffset());
+        assertEquals(0, index.lastFullFileEndTimestamp());
+    }
+
+    @Test
     void loadRefusesAFileOfTheWrongSize() throws IOException {
         Files.createDirectories(dir.resolve("index"));
         Files.write(dir.resolve("index").resolve("20240101000000000"), new byte[100]);
         IOException e = assertThrows(IOException.class, () -> open(8, 16));
         assertTrue(e.getMessage().contains("20240101000000000"), e.getMessage());
+    }
+
+    @Test
+    void onlyTheFileTakingKeysStaysMappedAndCloseUnmapsIt() throws IOException {
+        Path maps = Path.of("/proc/self/maps");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(maps), "needs /proc/self/maps");
+        open(4, 3); // 2 keys per file
+        for (int i = 0; i < 5; i++) {
+            index.buildIndex(msg("T", i * 100L, T0 + i, "k", null));
+        }
+        index.flush();
+        List<String> names = fileNames();
+        assertEquals(3, names.size());
+        String mapped = Files.readString(maps);
+        assertTrue(!mapped.contains(names.get(0)) && !mapped.contains(names.get(1)), "full files are unmapped after flush");
+        assertTrue(mapped.contains(names.get(2)), "the file taking keys is mapped");
+        assertEquals(List.of(400L, 300L, 200L, 100L, 0L), query("T", "k"));
+        index.close();
+        index = null;
+        assertTrue(!Files.readString(maps).contains(dir.resolve("index").toString()), "close unmaps everything");
     }
 
     @Test

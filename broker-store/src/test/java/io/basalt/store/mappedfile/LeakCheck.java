@@ -45,12 +45,14 @@ public abstract class LeakCheck {
 
     /**
      * Files this process has open, except those opened once per JVM on first use: the jars of the
-     * class path, the JDK's own files, and libffi's trampoline file (opened by JNA's first call).
+     * class path, the JDK's own files, libffi's trampoline file (opened by JNA's first call), and
+     * kernel pseudo-files (the JVM's container metrics read cgroup files under /sys at any time).
      */
     private static Set<String> openFiles() {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.map(LeakCheck::target)
-                .filter(t -> t.startsWith("/") && !t.endsWith(".jar") && !t.startsWith(System.getProperty("java.home"))
+                .filter(t -> t.startsWith("/") && !t.startsWith("/sys/") && !t.startsWith("/proc/") && !t.startsWith("/dev/")
+                    && !t.endsWith(".jar") && !t.startsWith(System.getProperty("java.home"))
                     && !Path.of(t).getFileName().toString().startsWith("ffi"))
                 .collect(Collectors.toSet());
         } catch (IOException e) {

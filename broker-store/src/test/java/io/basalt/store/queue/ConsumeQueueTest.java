@@ -15,11 +15,12 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ConsumeQueueTest {
+class ConsumeQueueTest extends LeakCheck {
     private static final int ENTRIES_PER_FILE = 10;
     private static final int FILE_SIZE = ENTRIES_PER_FILE * ConsumeQueueEntry.SIZE;
     /** Every test record is 100 bytes at commitLogOffset = 1000 + 100 * i, stored at time 10_000 + 10 * i. */
@@ -78,6 +79,31 @@ class ConsumeQueueTest {
         assertEquals(physical(9), dst.getLong(20));
         dst.clear();
         assertEquals(5, q.read(20, 32, dst));
+    }
+
+    @Test
+    void appendedEntriesBecomeVisibleOnCommitOrAtAFileBoundary() throws IOException {
+        ConsumeQueue q = open();
+        for (long i = 0; i < 3; i++) {
+            assertEquals(ConsumeQueue.PutResult.APPENDED, q.append(physical(i), 100, 0, i));
+        }
+        assertEquals(0, q.maxOffset());
+        assertNull(q.entry(0));
+        assertEquals(3, q.writeOffset());
+        assertEquals(ConsumeQueue.PutResult.DUPLICATE, q.append(physical(2), 100, 0, 2));
+        q.commit();
+        assertEquals(3, q.maxOffset());
+        assertEquals(physical(2) + 100, q.maxPhysicOffset());
+
+        for (long i = 3; i < 15; i++) {
+            q.append(physical(i), 100, 0, i);
+        }
+        assertEquals(10, q.maxOffset(), "entries of a full file are written before the next file's");
+        q.commit();
+        assertEquals(15, q.maxOffset());
+        for (long i = 0; i < 15; i++) {
+            assertEquals(physical(i), q.entry(i).commitLogOffset());
+        }
     }
 
     @Test

@@ -15,12 +15,13 @@ import java.util.List;
 
 import io.basalt.store.index.IndexService;
 
+import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ReputMessageServiceTest {
+class ReputMessageServiceTest extends LeakCheck {
     @TempDir
     Path dir;
     private ConsumeQueueStore queues;
@@ -41,7 +42,9 @@ class ReputMessageServiceTest {
     }
 
     private ReputMessageService reput(long from) {
-        return new ReputMessageService(log, queues, index, (t, q, o, tags, time) -> arrived.add(o), from, 1000);
+        // an arrival is told only once the entry is readable (long polling must not miss it)
+        return new ReputMessageService(log, queues, index,
+                (t, q, o, tags, time) -> arrived.add(queues.find(t, q).maxOffset() > o ? o : -1), from, 1000);
     }
 
     @Test
@@ -68,6 +71,7 @@ class ReputMessageServiceTest {
         assertEquals(List.of(offsets.get(7)), index.queryOffset("T", "k7", 10, 0, Long.MAX_VALUE).phyOffsets());
         assertEquals(List.of(offsets.get(8)), index.queryOffset("T", "U8", 10, 0, Long.MAX_VALUE).phyOffsets());
         assertEquals(30, arrived.size());
+        assertTrue(arrived.stream().allMatch(o -> o >= 0), "every arrival was visible when told");
         assertEquals(0, reput.doWork());
     }
 

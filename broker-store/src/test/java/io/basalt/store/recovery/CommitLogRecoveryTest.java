@@ -182,19 +182,40 @@ class CommitLogRecoveryTest extends LeakCheck {
 
     @Test
     void preallocatedEmptyNextFileIsDroppedWhenTheLogEndsBeforeIt() throws Exception {
-        TestLog log = logWith(5);
-        long end = log.writeOffset();
-        try (var raf = new java.io.RandomAccessFile(log.file(FILE_SIZE).toFile(), "rw")) {
-            raf.setLength(FILE_SIZE);
+        int fileSize = 8 * 1024 * 1024;
+        TestLog log = new TestLog(dir.resolve("commitlog"), fileSize);
+        for (int i = 0; i < 5; i++) {
+            log.append(TestLog.message(i, 100), 1);
         }
-        RecoveryResult r = recover(log, false, new ArrayList<>());
+        long end = log.writeOffset();
+        try (var raf = new java.io.RandomAccessFile(log.file(fileSize).toFile(), "rw")) {
+            raf.setLength(fileSize);
+        }
+        checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
+        queue = new MappedFileQueue(log.dir, fileSize, null);
+        queue.load();
+        long writtenBefore = bytesWrittenByThisProcess();
+        RecoveryResult r = new CommitLogRecovery(checkpoint, true, 1 << 20).recover(queue, false, c -> { });
+        long written = bytesWrittenByThisProcess() - writtenBefore;
         assertEquals(end, r.maxOffset());
         assertEquals(1, queue.files().size());
         assertPositionsAt(end);
+        assertTrue(written < 1024 * 1024, "the zero tail of the last file is not rewritten with zeros: wrote "
+            + written + " bytes");
+    }
+
+    /** write(2) bytes of this process so far ({@code wchar} of /proc/self/io). */
+    private static long bytesWrittenByThisProcess() throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+            if (line.startsWith("wchar:")) {
+                return Long.parseLong(line.substring(6).trim());
+            }
+        }
+        throw new AssertionError("no wchar in /proc/self/io");
     }
 
     @Test
-    void recoveryLowersARecoveryOffsetBeyondTheValidEnd() throws Exception {
+    void recoveryMovesTheRecoveryOffsetToTheRecoveredEnd() throws Exception {
         TestLog log = logWith(50);
         checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
         long cut = log.recordOffsets.get(40);
@@ -203,6 +224,46 @@ class CommitLogRecoveryTest extends LeakCheck {
         RecoveryResult r = recover(log, true, new ArrayList<>());
         assertEquals(cut, r.maxOffset());
         assertEquals(cut, checkpoint.physicRecoveryOffset());
+        try (StoreCheckpoint persisted = StoreCheckpoint.open(dir.resolve("checkpoint"))) {
+            assertEquals(cut, persisted.physicRecoveryOffset());
+        }
+    }
+
+    @Test
+    void recordsLargerThanTodaysMaxMessageSizeSurvive() throws Exception {
+        TestLog log = logWith(40);   // bodies up to 3 KiB
+        checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
+        queue = new MappedFileQueue(log.dir, FILE_SIZE, null);
+        queue.load();
+        RecoveryResult r = new CommitLogRecovery(checkpoint, true, 100).recover(queue, true, c -> { });
+        assertEquals(log.writeOffset(), r.maxOffset());
+        assertEquals(40, r.recordsScanned());
+    }
+
+    @Test
+    void recordCrcIsRequiredFromWhereBasaltBeganWriting() throws Exception {
+        TestLog log = logWith(30);
+        long victim = log.recordOffsets.get(20);
+        long victimEnd = victim + log.recordLengths.get(20);
+        log.fill(victimEnd - 5, 5, (byte) 0);      // torn inside the properties: the body CRC still matches
+        checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
+        checkpoint.recordCrcFromOffset(log.recordOffsets.get(10));
+        RecoveryResult r = recover(log, true, new ArrayList<>());
+        assertEquals(victim, r.maxOffset());
+        assertEquals(-1, checkpoint.recordCrcFromOffset(), "this store goes on appending without the record CRC");
+    }
+
+    @Test
+    void recoveryRecordsWhereRecordsWithTheRecordCrcBegin() throws Exception {
+        TestLog log = logWith(10);
+        checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
+        queue = new MappedFileQueue(log.dir, FILE_SIZE, null);
+        queue.load();
+        RecoveryResult r = new CommitLogRecovery(checkpoint, true, 1 << 20, true).recover(queue, false, c -> { });
+        assertEquals(log.writeOffset(), checkpoint.recordCrcFromOffset());
+        try (StoreCheckpoint persisted = StoreCheckpoint.open(dir.resolve("checkpoint"))) {
+            assertEquals(r.maxOffset(), persisted.recordCrcFromOffset());
+        }
     }
 
     @Test

@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.commitlog.RecordCheck;
+import io.basalt.store.mappedfile.LeakCheck;
 
-class CommitLogScannerTest {
+class CommitLogScannerTest extends LeakCheck {
     private static final int FILE_SIZE = 64 * 1024;
 
     @TempDir
@@ -27,7 +28,7 @@ class CommitLogScannerTest {
     }
 
     private CommitLogScanner.ScanResult scan(TestLog log, long from, List<RecordCheck> seen) throws Exception {
-        return new CommitLogScanner(true, 1 << 20).scan(log.segments(), from, seen::add);
+        return new CommitLogScanner(true, 1 << 20, 0).scan(log.segments(), from, seen::add);
     }
 
     @Test
@@ -87,6 +88,34 @@ class CommitLogScannerTest {
     }
 
     @Test
+    void recordTornInItsPropertiesIsCaughtByTheRecordCrc() throws Exception {
+        TestLog log = logWith(20);
+        long victimEnd = log.recordOffsets.get(9) + log.recordLengths.get(9);
+        log.fill(victimEnd - 7, 7, (byte) 0);      // the tail of the CRC property never reached the disk
+        CommitLogScanner.ScanResult r = scan(log, 0, new ArrayList<>());
+        assertEquals(log.recordOffsets.get(9), r.endOffset());
+        assertTrue(r.stopReason().contains("record CRC"), r.stopReason());
+
+        // Without the requirement (a log RocketMQ wrote) the same record is taken: only the body CRC counts.
+        CommitLogScanner.ScanResult legacy = new CommitLogScanner(true, 0, Long.MAX_VALUE).scan(log.segments(), 0,
+            c -> { });
+        assertTrue(legacy.endOffset() > victimEnd);
+    }
+
+    @Test
+    void garbageInTheTopicIsCaughtByTheRecordCrc() throws Exception {
+        TestLog log = logWith(20);
+        long victim = log.recordOffsets.get(4);
+        int topicAt = log.recordLengths.get(4) - 2 - TestLog.message(4, 0).propertiesLength() - 2;
+        log.fill(victim + topicAt, 1, (byte) 'Z');  // "T1" becomes "TZ": same lengths, same body
+        for (long requireFrom : new long[] {0, Long.MAX_VALUE}) {
+            CommitLogScanner.ScanResult r = new CommitLogScanner(true, 0, requireFrom).scan(log.segments(), 0,
+                c -> { });
+            assertEquals(victim, r.endOffset(), "the record CRC is verified wherever it is present");
+        }
+    }
+
+    @Test
     void tornEndOfFileMarkerEndsTheLogInThatFile() throws Exception {
         TestLog log = logWith(200);
         CommitLogScanner.Segment first = log.segments().get(0);
@@ -117,7 +146,7 @@ class CommitLogScannerTest {
         log.append(TestLog.message(1, 100), 1);
         log.append(TestLog.message(2, 5 * 1024 * 1024), 2);
         log.append(TestLog.message(3, 100), 3);
-        CommitLogScanner.ScanResult r = new CommitLogScanner(true, 6 << 20).scan(log.segments(), 0, c -> { });
+        CommitLogScanner.ScanResult r = new CommitLogScanner(true, 0, 0).scan(log.segments(), 0, c -> { });
         assertEquals(3, r.recordsScanned());
         assertEquals(log.writeOffset(), r.endOffset());
     }

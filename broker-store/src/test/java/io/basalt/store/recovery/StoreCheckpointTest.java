@@ -13,7 +13,9 @@ import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class StoreCheckpointTest {
+import io.basalt.store.mappedfile.LeakCheck;
+
+class StoreCheckpointTest extends LeakCheck {
     @TempDir
     Path dir;
 
@@ -88,6 +90,59 @@ class StoreCheckpointTest {
         try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
             assertEquals(-1, cp.physicRecoveryOffset());
             assertEquals(0, cp.minTimestamp());
+        }
+    }
+
+    @Test
+    void checkpointRewrittenByRocketMqForgetsTheRecoveryOffset() throws Exception {
+        Path file = dir.resolve(StoreCheckpoint.FILE_NAME);
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            cp.physicMsgTimestamp(1000);
+            cp.physicRecoveryOffset(1 << 20);
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(8).putLong(0, 9000), 0);   // RocketMQ's flush of physicMsgTimestamp
+        }
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            assertEquals(-1, cp.physicRecoveryOffset());
+            assertEquals(9000, cp.physicMsgTimestamp());
+        }
+    }
+
+    @Test
+    void flushIfChangedWritesOnlyChanges() throws Exception {
+        Path file = dir.resolve(StoreCheckpoint.FILE_NAME);
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            assertFalse(cp.flushIfChanged(), "a new checkpoint was just written");
+            cp.physicRecoveryOffset(42);
+            assertTrue(cp.flushIfChanged());
+            assertFalse(cp.flushIfChanged());
+        }
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            assertEquals(42, cp.physicRecoveryOffset());
+            assertFalse(cp.flushIfChanged(), "values read from the file count as flushed");
+        }
+    }
+
+    @Test
+    void flushServiceWritesTheCheckpointWhileRunning() throws Exception {
+        Path file = dir.resolve(StoreCheckpoint.FILE_NAME);
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            CheckpointFlushService service = new CheckpointFlushService(cp, 10);
+            service.start();
+            try {
+                cp.physicRecoveryOffset(4096);
+                cp.physicMsgTimestamp(99);
+                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> {
+                    ByteBuffer raw = ByteBuffer.wrap(Files.readAllBytes(file));
+                    return raw.getLong(0) == 99;
+                });
+            } finally {
+                service.shutdown();
+            }
+        }
+        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
+            assertEquals(4096, cp.physicRecoveryOffset());
         }
     }
 

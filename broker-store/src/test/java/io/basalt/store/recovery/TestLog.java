@@ -43,7 +43,8 @@ final class TestLog {
             return BrokerMessage.builder().topic("T" + (i % 3)).queueId(i % 4).body(body)
                 .properties(Map.of("TAGS", "tag" + i, "KEYS", "key" + i)).bornTimestamp(1000 + i)
                 .bornHost(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 5000))
-                .storeHost(new InetSocketAddress(InetAddress.getByName(i % 2 == 0 ? "10.0.0.1" : "::1"), 10911)).build();
+                .storeHost(new InetSocketAddress(InetAddress.getByName(i % 2 == 0 ? "10.0.0.1" : "::1"), 10911))
+                .recordCrc(true).build();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

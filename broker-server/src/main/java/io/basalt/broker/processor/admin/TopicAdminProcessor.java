@@ -18,6 +18,7 @@ import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
 import java.io.IOException;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -136,18 +137,19 @@ public final class TopicAdminProcessor implements RequestProcessor {
     }
 
     private RemotingCommand allTopicConfig() {
-        Map<String, TopicConfig> table = new LinkedHashMap<>();
-        topics.all().stream().sorted(java.util.Comparator.comparing(TopicConfig::topicName))
-            .forEach(config -> table.put(config.topicName(), config));
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
-        response.setBody(new TopicConfigSerializeWrapper(table, dataVersion(topics)).encode());
+        response.setBody(topicTable(topics).encode());
         return response;
     }
 
-    static DataVersion dataVersion(TopicConfigManager topics) {
+    /** The topic table as RocketMQ sends it (GET_ALL_TOPIC_CONFIG, REGISTER_BROKER): sorted by name, with its version. */
+    public static TopicConfigSerializeWrapper topicTable(TopicConfigManager topics) {
+        Map<String, TopicConfig> table = new LinkedHashMap<>();
+        topics.all().stream().sorted(Comparator.comparing(TopicConfig::topicName))
+            .forEach(config -> table.put(config.topicName(), config));
         ObjectNode version = topics.dataVersion();
-        return new DataVersion(version.path("stateVersion").asLong(0), version.path("timestamp").asLong(0),
-            version.path("counter").asLong(0));
+        return new TopicConfigSerializeWrapper(table, new DataVersion(version.path("stateVersion").asLong(0),
+            version.path("timestamp").asLong(0), version.path("counter").asLong(0)));
     }
 
     private RemotingCommand topicConfig(String topic) {

@@ -1,0 +1,109 @@
+package io.basalt.it.admin;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.basalt.it.BrokerHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.namesrv.NamesrvConfig;
+import org.apache.rocketmq.namesrv.NamesrvController;
+import org.apache.rocketmq.remoting.netty.NettyClientConfig;
+import org.apache.rocketmq.remoting.netty.NettyServerConfig;
+import org.apache.rocketmq.remoting.protocol.body.ClusterInfo;
+import org.apache.rocketmq.remoting.protocol.route.BrokerData;
+import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Basalt broker joins a real Apache RocketMQ 5.2.0 NameServer (in this JVM): it registers, its topics
+ * are routed to clients that only know the NameServer, and it unregisters when it stops.
+ */
+class NameServerRegistrationTest {
+    @TempDir
+    Path dir;
+    NamesrvController nameServer;
+    String nameServerAddress;
+    final List<AutoCloseable> cleanups = new ArrayList<>();
+
+    @BeforeEach
+    void startNameServer() throws Exception {
+        NamesrvConfig config = new NamesrvConfig();
+        config.setKvConfigPath(dir.resolve("namesrv/kvConfig.json").toString());
+        config.setConfigStorePath(dir.resolve("namesrv/namesrv.properties").toString());
+        NettyServerConfig server = new NettyServerConfig();
+        server.setBindAddress("127.0.0.1");
+        server.setListenPort(BrokerHandle.freePort());
+        nameServer = new NamesrvController(config, server, new NettyClientConfig());
+        assertTrue(nameServer.initialize(), "NameServer initialised");
+        nameServer.start();
+        nameServerAddress = "127.0.0.1:" + nameServer.getRemotingServer().localListenPort();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = cleanups.size() - 1; i >= 0; i--) {
+            cleanups.get(i).close();
+        }
+        nameServer.shutdown();
+    }
+
+    private static BrokerData registered(DefaultMQAdminExt admin) throws Exception {
+        ClusterInfo cluster = admin.examineBrokerClusterInfo();
+        Set<String> members = cluster.getClusterAddrTable().get("DefaultCluster");
+        return members != null && members.contains("broker-a") ? cluster.getBrokerAddrTable().get("broker-a") : null;
+    }
+
+    @Test
+    void clientsThatOnlyKnowTheNameServerAreServedAndTheBrokerLeavesOnShutdown() throws Exception {
+        BrokerHandle broker = BrokerHandle.start(dir.resolve("broker"),
+            Map.of("namesrvAddr", nameServerAddress, "registerNameServerPeriod", "10000"));
+        cleanups.add(broker);
+        DefaultMQAdminExt admin = AdminClients.admin(nameServerAddress);
+        cleanups.add(admin::shutdown);
+
+        BrokerData data = await().atMost(Duration.ofSeconds(30)).until(() -> registered(admin), d -> d != null);
+        assertEquals(broker.address(), data.getBrokerAddrs().get(0L), data.toString());
+
+        // a topic created on the broker is registered at once, not only at the next period
+        admin.createAndUpdateTopicConfig(broker.address(), new TopicConfig("NsRouted", 2, 2, 6));
+        await().atMost(Duration.ofSeconds(5)).ignoreExceptions()
+            .until(() -> admin.examineTopicRouteInfo("NsRouted").getQueueDatas().get(0).getWriteQueueNums() == 2);
+
+        DefaultMQProducer producer = AdminClients.producer(nameServerAddress, "pg-namesrv");
+        cleanups.add(producer::shutdown);
+        for (int i = 0; i < 10; i++) {
+            SendResult r = producer.send(new Message("NsRouted", "TagA", "ns-" + i, ("ns-body-" + i).getBytes(StandardCharsets.UTF_8)));
+            assertEquals(SendStatus.SEND_OK, r.getSendStatus());
+        }
+        DefaultLitePullConsumer consumer = AdminClients.litePull(nameServerAddress, "cg-namesrv", "NsRouted");
+        cleanups.add(consumer::shutdown);
+        List<MessageExt> got = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            got.addAll(consumer.poll(500));
+            return got.size() >= 10;
+        });
+        assertEquals(Set.of("ns-0", "ns-1", "ns-2", "ns-3", "ns-4", "ns-5", "ns-6", "ns-7", "ns-8", "ns-9"),
+            got.stream().map(MessageExt::getKeys).collect(Collectors.toSet()));
+
+        broker.stopGracefully();
+        await().atMost(Duration.ofSeconds(30)).until(() -> registered(admin) == null);
+    }
+}

@@ -1,0 +1,28 @@
+package io.basalt.remoting.processor;
+
+import io.basalt.remoting.protocol.RemotingCommand;
+import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One accepted connection, as processors see it: a stable handle (one object per connection, usable
+ * as a map key) through which the server can also call the peer, e.g. to ask a producer for a
+ * transaction state or a consumer for its running info. Thread-safe.
+ */
+public interface RemotingConnection {
+    SocketAddress remoteAddress();
+
+    boolean isActive();
+
+    /**
+     * Sends a request to the peer. The future completes with its response, or fails with a
+     * {@code RemotingTimeoutException}, {@code RemotingConnectException} (the connection closed) or
+     * {@code RemotingSendRequestException} from {@code io.basalt.remoting.netty}.
+     */
+    CompletableFuture<RemotingCommand> invoke(RemotingCommand request, long timeoutMs);
+
+    /** Marks the request one-way and sends it; the future completes once it is written. */
+    CompletableFuture<Void> invokeOneway(RemotingCommand request);
+
+    void close();
+}

@@ -1,0 +1,54 @@
+package io.basalt.broker.namesrv;
+
+import io.basalt.remoting.protocol.CommandHeader;
+
+/**
+ * Who registers: RocketMQ's {@code RegisterBrokerRequestHeader} and {@code UnRegisterBrokerRequestHeader}
+ * fields that do not change between registrations.
+ *
+ * @param brokerAddr   the address clients reach the broker at, {@code brokerIP1:listenPort}
+ * @param haServerAddr the address slaves replicate from, {@code brokerIP1:haListenPort}
+ */
+public record BrokerRegistration(String clusterName, String brokerName, long brokerId, String brokerAddr,
+                                 String haServerAddr) {
+
+    /** REGISTER_BROKER's header, as 5.2.0 sends it: plain body, no acting master, no heartbeat timeout. */
+    CommandHeader registerHeader(int bodyCrc32) {
+        return new CommandHeader() {
+            @Override
+            public void encode(FieldWriter out) {
+                out.put("brokerName", brokerName);
+                out.put("brokerAddr", brokerAddr);
+                out.put("clusterName", clusterName);
+                out.put("haServerAddr", haServerAddr);
+                out.put("brokerId", Long.toString(brokerId));
+                out.put("enableActingMaster", "false");
+                out.put("compressed", "false");
+                out.put("bodyCrc32", Integer.toString(bodyCrc32));
+            }
+
+            @Override
+            public boolean writtenAheadOfExtFields() {
+                return false;
+            }
+        };
+    }
+
+    /** UNREGISTER_BROKER's header. */
+    CommandHeader unregisterHeader() {
+        return new CommandHeader() {
+            @Override
+            public void encode(FieldWriter out) {
+                out.put("brokerName", brokerName);
+                out.put("brokerAddr", brokerAddr);
+                out.put("clusterName", clusterName);
+                out.put("brokerId", Long.toString(brokerId));
+            }
+
+            @Override
+            public boolean writtenAheadOfExtFields() {
+                return false;
+            }
+        };
+    }
+}

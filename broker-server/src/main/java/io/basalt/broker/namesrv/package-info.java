@@ -1,0 +1,7 @@
+/**
+ * Joining an Apache RocketMQ cluster: {@link io.basalt.broker.namesrv.NameServerRegistrar} registers the
+ * broker and its topics with every NameServer of {@code namesrvAddr} (REGISTER_BROKER, every
+ * {@code registerNameServerPeriod} ms and at once after a topic change) and unregisters it on shutdown
+ * (UNREGISTER_BROKER), with the headers and body RocketMQ 5.2.0's broker sends.
+ */
+package io.basalt.broker.namesrv;

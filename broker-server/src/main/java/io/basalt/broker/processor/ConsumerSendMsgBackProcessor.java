@@ -1,0 +1,82 @@
+package io.basalt.broker.processor;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import io.basalt.broker.topic.Perm;
+import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicValidator;
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.commitlog.MessageProperties;
+import io.basalt.store.commitlog.StoredMessage;
+
+/**
+ * CONSUMER_SEND_MSG_BACK: a message the consumer could not process goes to its group's
+ * {@code %RETRY%<group>} topic with {@code reconsumeTimes + 1}, or to {@code %DLQ%<group>} once it was
+ * retried {@code maxReconsumeTimes} times (default 16) or the client asks for it (delayLevel &lt; 0), with
+ * RocketMQ's RETRY_TOPIC / ORIGIN_MESSAGE_ID properties. Basalt has no delay queues, so the retry is
+ * delivered without RocketMQ's back-off delay. Safe for concurrent calls.
+ */
+public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
+    private static final int DEFAULT_MAX_RECONSUME_TIMES = 16;
+
+    private final BrokerContext broker;
+
+    public ConsumerSendMsgBackProcessor(BrokerContext broker) {
+        this.broker = broker;
+    }
+
+    @Override
+    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) throws IOException {
+        RequestFields f = new RequestFields(request);
+        long offset;
+        String group;
+        int delayLevel;
+        try {
+            offset = f.requireLong("offset");
+            group = f.requireString("group");
+            delayLevel = f.requireInt("delayLevel");
+        } catch (RequestFields.BadRequestException e) {
+            return done(BrokerResponseCode.INVALID_PARAMETER, e.getMessage());
+        }
+        String max = f.string("maxReconsumeTimes");
+        int maxReconsumeTimes = max == null ? DEFAULT_MAX_RECONSUME_TIMES : Integer.parseInt(max.trim());
+        StoredMessage original = broker.store().lookMessageByOffset(offset);
+        if (original == null) {
+            return done(ResponseCode.SYSTEM_ERROR, "look message by offset failed, " + offset);
+        }
+        Map<String, String> properties = new LinkedHashMap<>(original.propertyMap());
+        String originTopic = properties.getOrDefault("RETRY_TOPIC", original.topic());
+        properties.putIfAbsent("RETRY_TOPIC", originTopic);
+        properties.putIfAbsent("ORIGIN_MESSAGE_ID", f.string("originMsgId") != null ? f.string("originMsgId")
+            : original.offsetMsgId());
+        properties.remove("DELAY");
+        int reconsumeTimes = original.reconsumeTimes();
+        boolean toDlq = delayLevel < 0 || reconsumeTimes >= maxReconsumeTimes;
+        String topic = toDlq ? TopicValidator.DLQ_GROUP_TOPIC_PREFIX + group : TopicValidator.retryTopic(group);
+        TopicConfig config = broker.topics().createIfAbsent(topic, 1, Perm.READ | Perm.WRITE);
+        if (!config.isWritable()) {
+            return done(ResponseCode.NO_PERMISSION, "the topic[" + topic + "] sending message is forbidden");
+        }
+        BrokerMessage message = BrokerMessage.builder()
+            .topic(topic).queueId(0).flag(original.flag()).body(original.body())
+            .propertiesString(MessageProperties.toPropertiesString(properties))
+            .bornTimestamp(original.bornTimestamp()).bornHost((InetSocketAddress) context.remoteAddress())
+            .storeHost(broker.storeHost()).sysFlag(original.sysFlag()).reconsumeTimes(reconsumeTimes + 1)
+            .build();
+        return broker.store().asyncPutMessage(message).thenApply(result -> result.status().isStored()
+            ? RemotingCommand.response(ResponseCode.SUCCESS, null)
+            : RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "sending the message back failed: " + result.status()));
+    }
+
+    private static CompletableFuture<RemotingCommand> done(int code, String remark) {
+        return CompletableFuture.completedFuture(RemotingCommand.response(code, remark));
+    }
+}

@@ -1,0 +1,31 @@
+package io.basalt.broker.processor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.basalt.store.commitlog.PutMessageStatus;
+import org.junit.jupiter.api.Test;
+
+class SendMessageProcessorTest {
+    @Test
+    void everyStoreStatusMapsToRocketMqsResponseCode() {
+        assertEquals(0, SendMessageProcessor.responseCode(PutMessageStatus.PUT_OK));
+        assertEquals(10, SendMessageProcessor.responseCode(PutMessageStatus.FLUSH_DISK_TIMEOUT));
+        assertEquals(12, SendMessageProcessor.responseCode(PutMessageStatus.FLUSH_SLAVE_TIMEOUT));
+        assertEquals(11, SendMessageProcessor.responseCode(PutMessageStatus.SLAVE_NOT_AVAILABLE));
+        assertEquals(14, SendMessageProcessor.responseCode(PutMessageStatus.SERVICE_NOT_AVAILABLE));
+        assertEquals(13, SendMessageProcessor.responseCode(PutMessageStatus.MESSAGE_ILLEGAL));
+        assertEquals(13, SendMessageProcessor.responseCode(PutMessageStatus.PROPERTIES_SIZE_EXCEEDED));
+        assertEquals(2, SendMessageProcessor.responseCode(PutMessageStatus.OS_PAGE_CACHE_BUSY));
+        assertEquals(1, SendMessageProcessor.responseCode(PutMessageStatus.CREATE_MAPPED_FILE_FAILED));
+        assertEquals(1, SendMessageProcessor.responseCode(PutMessageStatus.UNKNOWN_ERROR));
+    }
+
+    @Test
+    void onlyStoredStatusesAnswerAsStored() {
+        for (PutMessageStatus s : PutMessageStatus.values()) {
+            int code = SendMessageProcessor.responseCode(s);
+            boolean clientDecodesHeader = code == 0 || code == 10 || code == 11 || code == 12;
+            assertEquals(s.isStored(), clientDecodesHeader, s.name());
+        }
+    }
+}
