@@ -110,4 +110,25 @@ class ErrorPathTest {
             p.shutdown();
         }
     }
+
+    @Test
+    void theLongNamedSendMessageHeaderIsAcceptedToo() throws Exception {
+        SendMessageRequestHeader h = new SendMessageRequestHeader();
+        h.setProducerGroup("pg-raw");
+        h.setTopic("ErrorPathV1");
+        h.setDefaultTopic("TBW102");
+        h.setDefaultTopicQueueNums(4);
+        h.setQueueId(1);
+        h.setSysFlag(0);
+        h.setBornTimestamp(System.currentTimeMillis());
+        h.setFlag(0);
+        h.setProperties("TAGS\u0001T\u0002");
+        RemotingCommand request = RemotingCommand.createRequestCommand(RequestCode.SEND_MESSAGE, h);
+        request.setBody("v1".getBytes(StandardCharsets.UTF_8));
+        RemotingCommand r = client.invokeSync(broker.address(), request, 10_000);
+        assertEquals(ResponseCode.SUCCESS, r.getCode(), r.getRemark());
+        assertEquals("1", r.getExtFields().get("queueId"));
+        assertEquals(32, r.getExtFields().get("msgId").length());
+        assertTrue(r.getExtFields().get("transactionId") != null, "the broker gives a message without UNIQ_KEY one");
+    }
 }

@@ -154,4 +154,25 @@ class ProducerTest {
         assertEquals(SendStatus.SEND_OK, r.getSendStatus());
         assertTrue(r.getQueueOffset() >= 0);
     }
+
+    @Test
+    void offsetQueriesSeeTheQueue() throws Exception {
+        String topic = "ProducerOffsets";
+        long before = System.currentTimeMillis();
+        SendResult first = producer.send(message(topic, 0), new org.apache.rocketmq.client.producer.MessageQueueSelector() {
+            @Override
+            public org.apache.rocketmq.common.message.MessageQueue select(List<org.apache.rocketmq.common.message.MessageQueue> mqs,
+                Message msg, Object arg) {
+                return mqs.get(0);
+            }
+        }, null);
+        org.apache.rocketmq.common.message.MessageQueue mq = first.getMessageQueue();
+        for (int i = 1; i < 5; i++) {
+            producer.send(message(topic, i), mq);
+        }
+        assertEquals(0, producer.minOffset(mq));
+        assertEquals(5, producer.maxOffset(mq));
+        assertEquals(0, producer.searchOffset(mq, before - 60_000));
+        assertTrue(producer.earliestMsgStoreTime(mq) >= before - 1000);
+    }
 }

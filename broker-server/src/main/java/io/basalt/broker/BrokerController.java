@@ -92,15 +92,8 @@ public final class BrokerController {
     private final BrokerMetrics metrics;
     private final MetricsService metricsService;
     private final BrokerRuntimeStats runtimeStats;
-    /** Set by {@link #start()} when {@code namesrvAddr} is configured; read by the admin threads. */
-    private volatile NameServerRegistrar registrar;
-    /** Run after an admin request changed the topic table: the NameServers learn it at once. */
-    private final Runnable topicsChanged = () -> {
-        NameServerRegistrar r = registrar;
-        if (r != null) {
-            r.topicsChanged();
-        }
-    };
+    /** Set by {@link #start()} when {@code namesrvAddr} is configured. */
+    private NameServerRegistrar registrar;
     private boolean started;
     private boolean shutdown;
 
@@ -247,7 +240,7 @@ public final class BrokerController {
         RequestExecutor admin = executor("AdminBrokerThread_", 1, 10_000, 0);
         RequestExecutor query = executor("QueryMessageThread_", 2, 20_000, 0);
         String brokerName = broker.brokerName();
-        register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store, topicsChanged),
+        register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store),
             RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
             RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
         register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store),
@@ -293,9 +286,10 @@ public final class BrokerController {
         }
         pullHold.start();
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
-        scheduler.scheduleAtFixedRate(this::persistOffsets, offsetPeriod, offsetPeriod, TimeUnit.MILLISECONDS);
-        scheduler.scheduleAtFixedRate(clients::scanExpired, 10, 10, TimeUnit.SECONDS);
-        scheduler.scheduleAtFixedRate(runtimeStats::doWork, 0, 1, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriod,
+            offsetPeriod, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
         remotingServer.start();
         metricsService.start();
         startNameServerRegistration();
@@ -315,7 +309,8 @@ public final class BrokerController {
             broker.brokerId(), broker.brokerIP1() + ":" + remotingServer.localPort(),
             broker.brokerIP1() + ":" + configuration.ha().haListenPort());
         NameServerRegistrar r = new NameServerRegistrar(nameServers, identity, () -> TopicAdminProcessor.topicTable(topics),
-            new NettyRemotingClient(NettyClientConfig.defaults()), NAMESRV_TIMEOUT_MS);
+            () -> topics.dataVersion().path("counter").asLong(), new NettyRemotingClient(NettyClientConfig.defaults()),
+            NAMESRV_TIMEOUT_MS);
         registrar = r;
         r.start(broker.registerNameServerPeriod());
     }
@@ -348,33 +343,56 @@ public final class BrokerController {
         }
         shutdown = true;
         log.info("broker shutting down");
-        metricsService.shutdown();
-        NameServerRegistrar r = registrar;
-        if (r != null) {
+        step("stopping the metrics endpoint", metricsService::shutdown);
+        if (registrar != null) {
             // first, so that the NameServers stop routing clients here
-            r.shutdown();
+            step("unregistering from the NameServers", registrar::shutdown);
         }
-        pullHold.shutdown();
-        remotingServer.shutdown();
+        step("answering held pulls", pullHold::shutdown);
+        step("stopping the remoting server", remotingServer::shutdown);
         for (RequestExecutor e : executors) {
-            try {
-                if (!e.shutdown(10_000)) {
-                    log.warn("executor {} still busy after 10 s", e.name());
+            step("stopping executor " + e.name(), () -> {
+                try {
+                    if (!e.shutdown(10_000)) {
+                        log.warn("executor {} still busy after 10 s", e.name());
+                    }
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
                 }
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
+            });
         }
         scheduler.shutdownNow();
         persistOffsets();
-        try {
-            topics.persist();
-        } catch (IOException e) {
-            log.error("persisting topics failed: {}", e.toString());
-        }
-        replication.shutdown();
-        store.shutdown();
+        step("persisting topics", () -> {
+            try {
+                topics.persist();
+            } catch (IOException e) {
+                log.error("persisting topics failed: {}", e.toString());
+            }
+        });
+        step("stopping replication", replication::shutdown);
+        step("shutting the store down", store::shutdown);
         log.info("broker shut down");
+    }
+
+    /** A periodic task that logs a failure instead of silently cancelling its schedule. */
+    private static Runnable periodic(String what, Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("periodic task failed: {}", what, e);
+            }
+        };
+    }
+
+    /** Runs one shutdown step; a failure is logged and the next steps still run. */
+    private static void step(String what, Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            log.error("shutdown: {} failed", what, e);
+        }
     }
 
     public BrokerConfiguration configuration() {

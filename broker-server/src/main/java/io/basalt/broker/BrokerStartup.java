@@ -104,7 +104,7 @@ public final class BrokerStartup {
     private static int start(BrokerConfiguration configuration, PrintStream err) {
         Logger log = LoggerFactory.getLogger(BrokerStartup.class);
         Path pidFile = configuration.broker().pidFile();
-        Optional<Long> running = readPid(pidFile).filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+        Optional<Long> running = readPid(pidFile).filter(pid -> ProcessHandle.of(pid).filter(BrokerStartup::isBroker).isPresent());
         if (running.isPresent() && running.get() != ProcessHandle.current().pid()) {
             err.println("A broker with pid " + running.get() + " is already running for this configuration (" + pidFile + ")");
             return 1;
@@ -113,10 +113,18 @@ public final class BrokerStartup {
         BrokerController controller;
         try {
             controller = BrokerController.create(configuration);
+        } catch (IOException | RuntimeException e) {
+            log.error("broker failed to open its store or configuration files", e);
+            err.println("The broker failed to start: " + e);
+            return 1;
+        }
+        try {
             controller.start();
         } catch (IOException | RuntimeException e) {
             log.error("broker failed to start", e);
             err.println("The broker failed to start: " + e);
+            // stop what did start, so the store closes cleanly
+            controller.shutdown();
             return 1;
         }
         try {
@@ -155,7 +163,7 @@ public final class BrokerStartup {
     private static int stop(BrokerConfiguration configuration, PrintStream out, PrintStream err) {
         Path pidFile = configuration.broker().pidFile();
         Optional<Long> pid = readPid(pidFile);
-        Optional<ProcessHandle> process = pid.flatMap(ProcessHandle::of).filter(ProcessHandle::isAlive);
+        Optional<ProcessHandle> process = pid.flatMap(ProcessHandle::of).filter(BrokerStartup::isBroker);
         if (process.isEmpty()) {
             out.println("No broker running" + pid.map(p -> " (stale pid " + p + " in " + pidFile + ")").orElse(
                 " (no pid file " + pidFile + ")"));
@@ -178,6 +186,22 @@ public final class BrokerStartup {
         }
         out.println("Broker pid " + broker.pid() + " stopped");
         return 0;
+    }
+
+    /**
+     * Whether a live process is a broker (a pid file left by a crash may name a pid the system has since
+     * given to another program, which must not be signalled).
+     */
+    static boolean isBroker(ProcessHandle process) {
+        if (!process.isAlive()) {
+            return false;
+        }
+        ProcessHandle.Info info = process.info();
+        Optional<String> commandLine = info.commandLine();
+        if (commandLine.isPresent()) {
+            return commandLine.get().contains(BrokerStartup.class.getName());
+        }
+        return info.command().map(c -> c.endsWith("java")).orElse(true);
     }
 
     private static Optional<Long> readPid(Path pidFile) {

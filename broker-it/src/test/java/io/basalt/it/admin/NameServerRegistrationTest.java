@@ -74,7 +74,7 @@ class NameServerRegistrationTest {
     @Test
     void clientsThatOnlyKnowTheNameServerAreServedAndTheBrokerLeavesOnShutdown() throws Exception {
         BrokerHandle broker = BrokerHandle.start(dir.resolve("broker"),
-            Map.of("namesrvAddr", nameServerAddress, "registerNameServerPeriod", "10000"));
+            Map.of("namesrvAddr", nameServerAddress, "registerNameServerPeriod", "60000"));
         cleanups.add(broker);
         DefaultMQAdminExt admin = AdminClients.admin(nameServerAddress);
         cleanups.add(admin::shutdown);
@@ -82,13 +82,19 @@ class NameServerRegistrationTest {
         BrokerData data = await().atMost(Duration.ofSeconds(30)).until(() -> registered(admin), d -> d != null);
         assertEquals(broker.address(), data.getBrokerAddrs().get(0L), data.toString());
 
-        // a topic created on the broker is registered at once, not only at the next period
+        // a topic created on the broker is registered at once, not only at the next period (60 s here)
         admin.createAndUpdateTopicConfig(broker.address(), new TopicConfig("NsRouted", 2, 2, 6));
-        await().atMost(Duration.ofSeconds(5)).ignoreExceptions()
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
             .until(() -> admin.examineTopicRouteInfo("NsRouted").getQueueDatas().get(0).getWriteQueueNums() == 2);
 
+        // so is one a send auto-creates (the producer reaches the broker through TBW102's route)
         DefaultMQProducer producer = AdminClients.producer(nameServerAddress, "pg-namesrv");
         cleanups.add(producer::shutdown);
+        assertEquals(SendStatus.SEND_OK, producer.send(new Message("NsAuto", "auto".getBytes(StandardCharsets.UTF_8)))
+            .getSendStatus());
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+            .until(() -> !admin.examineTopicRouteInfo("NsAuto").getQueueDatas().isEmpty());
+
         for (int i = 0; i < 10; i++) {
             SendResult r = producer.send(new Message("NsRouted", "TagA", "ns-" + i, ("ns-body-" + i).getBytes(StandardCharsets.UTF_8)));
             assertEquals(SendStatus.SEND_OK, r.getSendStatus());

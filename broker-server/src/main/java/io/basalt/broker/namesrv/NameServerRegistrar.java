@@ -10,9 +10,9 @@ import io.basalt.remoting.protocol.ResponseCode;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
@@ -21,9 +21,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the broker registered with the Apache RocketMQ NameServers of {@code namesrvAddr}, as RocketMQ
  * 5.2.0's broker does: REGISTER_BROKER to each NameServer every {@code periodMs} (the topic table as a
- * JSON {@code RegisterBrokerBody}, its CRC32 in the header) and at once when {@link #topicsChanged()}
- * is called; UNREGISTER_BROKER to each on {@link #shutdown()}. A NameServer that is down or refuses is
- * logged and tried again next period; the others are not held up.
+ * JSON {@code RegisterBrokerBody}, its CRC32 in the header) and within a second of any change of the
+ * topic table (an admin update, a topic auto-created by a send, a consumer group's retry topic), so
+ * clients that only know the NameServers find new topics at once; UNREGISTER_BROKER to each on
+ * {@link #shutdown()}. A NameServer that is down or refuses is logged and tried again next time; the
+ * others are not held up.
  *
  * <p>All registrations run on one thread ({@code BrokerNameServerRegister}); {@link #registerAll()} may
  * also be called directly (tests). The registrar owns the remoting client it is given and closes it on
@@ -35,25 +37,31 @@ public final class NameServerRegistrar {
     private final List<String> nameServers;
     private final BrokerRegistration broker;
     private final Supplier<TopicConfigSerializeWrapper> topics;
+    private final LongSupplier topicsVersion;
     private final NettyRemotingClient client;
     private final long timeoutMs;
     private final ScheduledExecutorService thread;
     private boolean started;
     private boolean shutdown;
+    /** The topic table version last sent; written by the registration thread only. */
+    private long registeredVersion = Long.MIN_VALUE;
 
     /**
      * @param nameServers "host:port" of every NameServer
-     * @param topics      the current topic table, read at each registration
+     * @param topics        the current topic table, read at each registration
+     * @param topicsVersion a number that changes whenever the topic table does (its data version counter)
      * @param timeoutMs   how long one NameServer may take to answer (RocketMQ's registerBrokerTimeoutMills)
      */
     public NameServerRegistrar(List<String> nameServers, BrokerRegistration broker,
-        Supplier<TopicConfigSerializeWrapper> topics, NettyRemotingClient client, long timeoutMs) {
+        Supplier<TopicConfigSerializeWrapper> topics, LongSupplier topicsVersion, NettyRemotingClient client,
+        long timeoutMs) {
         if (nameServers.isEmpty()) {
             throw new IllegalArgumentException("no NameServer to register with");
         }
         this.nameServers = List.copyOf(nameServers);
         this.broker = broker;
         this.topics = topics;
+        this.topicsVersion = topicsVersion;
         this.client = client;
         this.timeoutMs = timeoutMs;
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -63,24 +71,21 @@ public final class NameServerRegistrar {
         });
     }
 
-    /** Registers now, then every {@code periodMs}. */
+    /** Registers now, then every {@code periodMs}, and within a second of a topic table change. */
     public synchronized void start(long periodMs) {
         if (started || shutdown) {
             return;
         }
         started = true;
         thread.scheduleAtFixedRate(this::registerAll, 0, periodMs, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(this::registerIfTopicsChanged, 1, 1, TimeUnit.SECONDS);
         log.info("registering broker {} at {} with NameServers {} every {} ms", broker.brokerName(), broker.brokerAddr(),
             nameServers, periodMs);
     }
 
-    /** The topic table changed: register again at once, on the registration thread. */
-    public void topicsChanged() {
-        try {
-            thread.execute(this::registerAll);
-        } catch (RejectedExecutionException e) {
-            log.debug("not re-registering: the registrar is shut down");
-        }
+    /** Registers if the topic table changed since the last registration; returns how many NameServers accepted. */
+    int registerIfTopicsChanged() {
+        return topicsVersion.getAsLong() == registeredVersion ? 0 : registerAll();
     }
 
     /**
@@ -89,6 +94,7 @@ public final class NameServerRegistrar {
      * @return how many NameServers accepted it
      */
     public int registerAll() {
+        long version = topicsVersion.getAsLong();
         TopicConfigSerializeWrapper table = topics.get();
         byte[] body = new RegisterBrokerBody(table, List.of()).encode(false);
         // A NameServer takes a one-topic body from a broker it does not know yet for a single-topic update
@@ -107,6 +113,7 @@ public final class NameServerRegistrar {
                 accepted++;
             }
         }
+        registeredVersion = version;
         return accepted;
     }
 

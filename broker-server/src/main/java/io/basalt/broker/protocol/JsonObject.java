@@ -50,10 +50,6 @@ public final class JsonObject {
         return new LinkedHashMap<>();
     }
 
-    boolean has(String name) {
-        return map.get(name) != null;
-    }
-
     Object raw(String name) {
         return map.get(name);
     }
@@ -134,29 +130,6 @@ public final class JsonObject {
         throw wrongType(name, "an object", value);
     }
 
-    <E extends Enum<E>> E enumValue(String name, Class<E> type, E fallback) {
-        Object value = map.get(name);
-        if (value == null) {
-            return fallback;
-        }
-        if (value instanceof String s) {
-            try {
-                return Enum.valueOf(type, s);
-            } catch (IllegalArgumentException e) {
-                throw new JsonException("property '" + name + "': unknown " + type.getSimpleName() + " '" + s + "'");
-            }
-        }
-        if (value instanceof Number n) {
-            // fastjson also reads an enum from its ordinal
-            E[] constants = type.getEnumConstants();
-            long ordinal = n.longValue();
-            if (ordinal >= 0 && ordinal < constants.length) {
-                return constants[(int) ordinal];
-            }
-        }
-        throw wrongType(name, type.getSimpleName(), value);
-    }
-
     /** An array property as a list of converted items; missing gives an empty list. */
     <T> List<T> list(String name, Function<Object, T> item) {
         Object value = map.get(name);
@@ -186,11 +159,6 @@ public final class JsonObject {
             }
         }
         return List.copyOf(result);
-    }
-
-    /** A JSON array (or null, giving an empty set) as an insertion-ordered set of converted items. */
-    static <T> Set<T> asSet(Object value, Function<Object, T> item) {
-        return Collections.unmodifiableSet(new LinkedHashSet<>(asList(value, item)));
     }
 
     /** An object property whose keys (strings, numbers or objects) and values are converted. */

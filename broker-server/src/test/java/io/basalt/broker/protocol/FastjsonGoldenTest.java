@@ -98,28 +98,6 @@ class FastjsonGoldenTest {
     }
 
     @Test
-    void lockBatchBodiesRoundTrip() {
-        var request = new org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody();
-        request.setConsumerGroup("cg");
-        request.setClientId("client-1");
-        request.setOnlyThisBroker(true);
-        request.getMqSet().add(official(Q0));
-        request.getMqSet().add(official(Q1));
-        LockBatchRequestBody decoded = LockBatchRequestBody.decode(request.encode());
-        assertEquals(new LockBatchRequestBody("cg", "client-1", true, Set.of(Q0, Q1)), decoded);
-
-        var unlock = new org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody();
-        unlock.setConsumerGroup("cg");
-        unlock.setClientId("client-1");
-        unlock.getMqSet().add(official(Q1));
-        assertEquals(new LockBatchRequestBody("cg", "client-1", false, Set.of(Q1)), LockBatchRequestBody.decode(unlock.encode()));
-
-        var response = RemotingSerializable.decode(new LockBatchResponseBody(Set.of(Q0, Q1)).encode(),
-            org.apache.rocketmq.remoting.protocol.body.LockBatchResponseBody.class);
-        assertEquals(Set.of(official(Q0), official(Q1)), response.getLockOKMQSet());
-    }
-
-    @Test
     void topicConfigTableRoundTripsWithTheOfficialWrapper() {
         TopicConfig plain = TopicConfig.of("TopicA", 4, 6);
         TopicConfig ordered = new TopicConfig("TopicB", 2, 3, 4, "MULTI_TAG", 1, true, Map.of("+message.type", "FIFO"));

@@ -101,8 +101,13 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
 
         diskUsage(info);
         for (ExecutorQueue queue : queues) {
-            info.put(queue.name() + "ThreadPoolQueueSize", Integer.toString(queue.size().getAsInt()));
+            int size = queue.size().getAsInt();
+            info.put(queue.name() + "ThreadPoolQueueSize", Integer.toString(size));
             info.put(queue.name() + "ThreadPoolQueueCapacity", Integer.toString(queue.capacity()));
+            if (size == 0) {
+                // how long the oldest queued request has waited: known only when nothing waits
+                info.put(queue.name() + "ThreadPoolQueueHeadWaitTimeMills", "0");
+            }
         }
         return info;
     }

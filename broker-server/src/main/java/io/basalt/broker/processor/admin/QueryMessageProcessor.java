@@ -23,6 +23,8 @@ public final class QueryMessageProcessor implements RequestProcessor {
     static final String UNIQUE_KEY_QUERY = "_UNIQUE_KEY_QUERY";
     /** RocketMQ's {@code defaultQueryMaxNum}: the answer size of a unique-key query. */
     static final int DEFAULT_QUERY_MAX_NUM = 32;
+    /** RocketMQ's {@code maxMsgsNumBatch}: the most records one query returns, whatever the client asks. */
+    static final int MAX_MSGS_NUM_BATCH = 64;
 
     private final MessageStore store;
 
@@ -56,7 +58,8 @@ public final class QueryMessageProcessor implements RequestProcessor {
         }
         long begin = fields.requireLong("beginTimestamp");
         long end = fields.requireLong("endTimestamp");
-        try (QueryMessageResult result = store.queryMessage(topic, key, Math.max(1, maxNum), begin, end)) {
+        try (QueryMessageResult result = store.queryMessage(topic, key,
+            Math.max(1, Math.min(maxNum, MAX_MSGS_NUM_BATCH)), begin, end)) {
             RemotingCommand response;
             if (result.messages().isEmpty()) {
                 response = RemotingCommand.response(ResponseCode.QUERY_NOT_FOUND,

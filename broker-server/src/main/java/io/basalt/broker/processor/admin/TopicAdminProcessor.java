@@ -29,8 +29,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Topic administration as RocketMQ's {@code AdminBrokerProcessor} does it: UPDATE_AND_CREATE_TOPIC,
  * DELETE_TOPIC_IN_BROKER, GET_ALL_TOPIC_CONFIG, GET_TOPIC_CONFIG and GET_TOPIC_STATS_INFO (per queue:
- * min and max logical offsets and the store time of the last message). After a topic changes,
- * {@code topicsChanged} runs (the NameServer registration re-registers). Safe for concurrent calls.
+ * min and max logical offsets and the store time of the last message). Safe for concurrent calls.
  */
 public final class TopicAdminProcessor implements RequestProcessor {
     private static final Logger log = LoggerFactory.getLogger(TopicAdminProcessor.class);
@@ -39,15 +38,13 @@ public final class TopicAdminProcessor implements RequestProcessor {
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
     private final MessageStore store;
-    private final Runnable topicsChanged;
 
     public TopicAdminProcessor(String brokerName, TopicConfigManager topics, ConsumerOffsetManager offsets,
-        MessageStore store, Runnable topicsChanged) {
+        MessageStore store) {
         this.brokerName = brokerName;
         this.topics = topics;
         this.offsets = offsets;
         this.store = store;
-        this.topicsChanged = topicsChanged;
     }
 
     @Override
@@ -116,7 +113,6 @@ public final class TopicAdminProcessor implements RequestProcessor {
             fields.intValue("topicSysFlag", 0), fields.bool("order", false), attributes);
         topics.createOrUpdate(config);
         log.info("topic {} {} by {}", topic, existing == null ? "created" : "updated", context.remoteAddress());
-        topicsChanged.run();
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }
 
@@ -131,7 +127,6 @@ public final class TopicAdminProcessor implements RequestProcessor {
         if (topics.delete(topic)) {
             offsets.removeTopic(topic);
             log.info("topic {} deleted by {}", topic, context.remoteAddress());
-            topicsChanged.run();
         }
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }
