@@ -68,10 +68,10 @@ final class ConsumerBench implements Callable<Integer> {
                 report.tick();
             }
             report.tick();
+            report.summary();
         } finally {
             consumer.shutdown();
         }
-        report.summary();
         return count > 0 && report.successes() < count ? 1 : 0;
     }
 }

@@ -82,10 +82,11 @@ final class ProducerBench implements Callable<Integer> {
                 report.tick();
             }
             inFlight.acquire(maxInFlight);
+            // Before the producer's shutdown, so that the summary's time is the sending time.
+            report.summary();
         } finally {
             producer.shutdown();
         }
-        report.summary();
         return report.errors() == 0 ? 0 : 1;
     }
 
