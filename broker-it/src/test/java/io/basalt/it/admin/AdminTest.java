@@ -30,6 +30,7 @@ import org.apache.rocketmq.remoting.protocol.admin.TopicOffset;
 import org.apache.rocketmq.remoting.protocol.admin.TopicStatsTable;
 import org.apache.rocketmq.remoting.protocol.body.ClusterInfo;
 import org.apache.rocketmq.remoting.protocol.body.ConsumerConnection;
+import org.apache.rocketmq.remoting.protocol.body.ConsumerRunningInfo;
 import org.apache.rocketmq.remoting.protocol.body.KVTable;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
@@ -161,8 +162,16 @@ class AdminTest {
 
             ConsumerConnection connection = admin.examineConsumerConnectionInfo("cg-admin-consume");
             assertEquals(1, connection.getConnectionSet().size());
+            assertTrue(connection.getConnectionSet().iterator().next().getClientAddr().matches("127\\.0\\.0\\.1:\\d+"),
+                connection.getConnectionSet().iterator().next().getClientAddr());
             assertNotNull(connection.getSubscriptionTable().get("AdminConsume"));
             assertTrue(admin.queryTopicConsumeByWho("AdminConsume").getGroupList().contains("cg-admin-consume"));
+
+            // the broker passes GET_CONSUMER_RUNNING_INFO on to the consumer over its connection
+            String clientId = connection.getConnectionSet().iterator().next().getClientId();
+            ConsumerRunningInfo running = admin.getConsumerRunningInfo("cg-admin-consume", clientId, false);
+            assertTrue(running.getSubscriptionSet().stream().anyMatch(s -> s.getTopic().equals("AdminConsume")),
+                running.toString());
         } finally {
             consumer.shutdown();
         }

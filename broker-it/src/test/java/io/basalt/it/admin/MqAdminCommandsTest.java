@@ -152,6 +152,23 @@ class MqAdminCommandsTest {
     }
 
     @Test
+    void updateTopicByClusterTopicRouteAndDeleteTopic() {
+        String created = mqadmin("updateTopic", "-n", broker.address(), "-c", "DefaultCluster", "-t", "CliDeleted",
+            "-r", "3", "-w", "3");
+        assertNoError(created);
+        assertTrue(created.contains("create topic to " + broker.address() + " success"), created);
+
+        String route = mqadmin("topicRoute", "-n", broker.address(), "-t", "CliDeleted");
+        assertNoError(route);
+        assertTrue(route.contains("\"writeQueueNums\":3"), route);
+
+        String deleted = mqadmin("deleteTopic", "-n", broker.address(), "-c", "DefaultCluster", "-t", "CliDeleted");
+        assertNoError(deleted);
+        assertTrue(deleted.contains("delete topic [CliDeleted] from cluster [DefaultCluster] success"), deleted);
+        assertFalse(mqadmin("topicList", "-n", broker.address()).contains("CliDeleted"));
+    }
+
+    @Test
     void clusterList() {
         String out = mqadmin("clusterList", "-n", broker.address());
         assertNoError(out);

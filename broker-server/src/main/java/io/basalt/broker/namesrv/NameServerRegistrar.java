@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
@@ -77,10 +78,19 @@ public final class NameServerRegistrar {
             return;
         }
         started = true;
-        thread.scheduleAtFixedRate(this::registerAll, 0, periodMs, TimeUnit.MILLISECONDS);
-        thread.scheduleWithFixedDelay(this::registerIfTopicsChanged, 1, 1, TimeUnit.SECONDS);
+        thread.scheduleAtFixedRate(() -> keepScheduled(this::registerAll), 0, periodMs, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(() -> keepScheduled(this::registerIfTopicsChanged), 1, 1, TimeUnit.SECONDS);
         log.info("registering broker {} at {} with NameServers {} every {} ms", broker.brokerName(), broker.brokerAddr(),
             nameServers, periodMs);
+    }
+
+    /** A scheduled task that throws is never run again: say so loudly and keep registering. */
+    private static void keepScheduled(IntSupplier registration) {
+        try {
+            registration.getAsInt();
+        } catch (RuntimeException e) {
+            log.error("registration with the NameServers failed; trying again next time", e);
+        }
     }
 
     /** Registers if the topic table changed since the last registration; returns how many NameServers accepted. */

@@ -164,6 +164,21 @@ class NameServerRegistrarTest {
     }
 
     @Test
+    void aFailingTopicTableDoesNotStopTheRegistrations() {
+        AtomicLong calls = new AtomicLong();
+        NameServerRegistrar r = new NameServerRegistrar(List.of(address), BROKER, () -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new IllegalStateException("table not readable");
+            }
+            return new TopicConfigSerializeWrapper(topics.get(), new DataVersion(0, 0, version.get()));
+        }, version::get, new NettyRemotingClient(NettyClientConfig.defaults()), 3_000);
+        registrars.add(r);
+        r.start(60_000);
+        // the first (periodic) registration fails; the change watch registers within a second
+        await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1);
+    }
+
+    @Test
     void noNameServerIsAnError() {
         assertThrows(IllegalArgumentException.class, () -> new NameServerRegistrar(List.of(), BROKER,
             () -> null, () -> 0, null, 1_000));

@@ -1,9 +1,5 @@
 package io.basalt.broker.processor.admin;
 
-import io.basalt.broker.offset.ConsumerOffsetManager;
-import io.basalt.broker.topic.TopicConfig;
-import io.basalt.broker.topic.TopicConfigManager;
-import io.basalt.store.MessageStore;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -40,8 +36,8 @@ public final class BrokerRuntimeStats {
     private long gotYesterdayMorning;
 
     /**
-     * @param messagesPut total messages stored, never decreasing
-     * @param messagesGot total messages consumed, never decreasing
+     * @param messagesPut messages stored since start, never decreasing
+     * @param messagesGot messages handed to consumers since start, never decreasing
      */
     public BrokerRuntimeStats(LongSupplier messagesPut, LongSupplier messagesGot, LongSupplier clockMs, ZoneId zone) {
         this.messagesPut = messagesPut;
@@ -49,37 +45,6 @@ public final class BrokerRuntimeStats {
         this.clockMs = clockMs;
         this.zone = zone;
         this.bootTimestamp = clockMs.getAsLong();
-    }
-
-    /**
-     * Totals read from the broker's state: messages put is the sum of every queue's max logical offset
-     * (offsets only grow, so it counts every message ever stored in a live topic), messages consumed the
-     * sum of every group's committed offsets.
-     */
-    public static BrokerRuntimeStats fromQueues(TopicConfigManager topics, ConsumerOffsetManager offsets,
-        MessageStore store) {
-        LongSupplier put = () -> {
-            long total = 0;
-            for (TopicConfig config : topics.all()) {
-                int queues = Math.max(config.readQueueNums(), config.writeQueueNums());
-                for (int queueId = 0; queueId < queues; queueId++) {
-                    total += Math.max(0, store.getMaxOffsetInQueue(config.topicName(), queueId));
-                }
-            }
-            return total;
-        };
-        LongSupplier consumed = () -> {
-            long total = 0;
-            for (TopicConfig config : topics.all()) {
-                for (String group : offsets.groupsOf(config.topicName())) {
-                    for (long offset : offsets.queryOffsets(group, config.topicName()).values()) {
-                        total += Math.max(0, offset);
-                    }
-                }
-            }
-            return total;
-        };
-        return new BrokerRuntimeStats(put, consumed, System::currentTimeMillis, ZoneId.systemDefault());
     }
 
     /** Takes one sample; rolls the daily totals after local midnight. Returns 1 (one sample taken). */

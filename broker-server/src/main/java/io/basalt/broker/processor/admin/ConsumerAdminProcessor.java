@@ -12,12 +12,15 @@ import io.basalt.broker.protocol.OffsetWrapper;
 import io.basalt.broker.protocol.SubscriptionData;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.remoting.netty.RemotingTimeoutException;
+import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
+import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -25,15 +28,21 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Consumer progress for the admin tool, as RocketMQ's {@code AdminBrokerProcessor} answers it:
  * GET_CONSUME_STATS (per queue: the broker's max offset, the group's committed offset and the store
- * time of the last consumed message), GET_CONSUMER_CONNECTION_LIST and QUERY_TOPIC_CONSUME_BY_WHO.
+ * time of the last consumed message), GET_CONSUMER_CONNECTION_LIST and QUERY_TOPIC_CONSUME_BY_WHO; and
+ * GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY, which it passes on to the consumer client
+ * over that client's own connection and answers with the client's answer.
  * Basalt keeps no pull offsets apart from committed ones, so {@code pullOffset} is the committed offset,
  * and no per-group TPS, so {@code consumeTps} is 0. Safe for concurrent calls.
  */
 public final class ConsumerAdminProcessor implements RequestProcessor {
+    /** RocketMQ's {@code Broker2Client.callClient} timeout. */
+    private static final long CALL_CONSUMER_TIMEOUT_MS = 10_000;
+
     private final String brokerName;
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
@@ -52,6 +61,13 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
     @Override
     public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
         AdminFields fields = new AdminFields(request);
+        if (request.code() == RequestCode.GET_CONSUMER_RUNNING_INFO || request.code() == RequestCode.CONSUME_MESSAGE_DIRECTLY) {
+            try {
+                return callConsumer(request, fields.requireString("consumerGroup"), fields.requireString("clientId"));
+            } catch (AdminFields.BadRequestException e) {
+                return CompletableFuture.completedFuture(AdminFields.badRequest(e));
+            }
+        }
         RemotingCommand response;
         try {
             response = switch (request.code()) {
@@ -118,7 +134,7 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
         String consumeFromWhere = null;
         for (ConsumerGroupInfo.Member member : info.members()) {
             // the client's language and version are not kept; fastjson leaves them at null and 0
-            connections.add(new Connection(member.clientId(), member.remoteAddress(), null, 0));
+            connections.add(new Connection(member.clientId(), clientAddr(member), null, 0));
             consumeType = member.consumeType();
             messageModel = member.messageModel();
             consumeFromWhere = member.consumeFromWhere();
@@ -129,6 +145,53 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
         response.setBody(new ConsumerConnection(connections, subscriptions, consumeType, messageModel, consumeFromWhere).encode());
         return response;
+    }
+
+    /**
+     * Passes the request on to the consumer client {@code clientId} of {@code group} over its connection
+     * (RocketMQ's {@code Broker2Client.callClient}) and answers with what the client answers.
+     */
+    private CompletableFuture<RemotingCommand> callConsumer(RemotingCommand request, String group, String clientId) {
+        ConsumerGroupInfo info = clients.consumerGroup(group);
+        RemotingConnection connection = info == null ? null : info.members().stream()
+            .filter(m -> m.clientId().equals(clientId) && m.connection() != null && m.connection().isActive())
+            .map(ConsumerGroupInfo.Member::connection).findFirst().orElse(null);
+        if (connection == null) {
+            return CompletableFuture.completedFuture(RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
+                String.format("The Consumer <%s> <%s> not online", group, clientId)));
+        }
+        RemotingCommand forward = RemotingCommand.request(request.code());
+        if (request.extFields() != null) {
+            forward.setExtFields(new HashMap<>(request.extFields()));
+        }
+        forward.setBody(request.body());
+        return connection.invoke(forward, CALL_CONSUMER_TIMEOUT_MS).handle((answer, error) -> {
+            if (error == null) {
+                RemotingCommand response = RemotingCommand.response(answer.code(), answer.remark());
+                if (answer.extFields() != null) {
+                    response.setExtFields(new HashMap<>(answer.extFields()));
+                }
+                response.setBody(answer.body());
+                return response;
+            }
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (cause instanceof RemotingTimeoutException) {
+                return RemotingCommand.response(ResponseCode.CONSUME_MSG_TIMEOUT,
+                    String.format("consumer <%s> <%s> Timeout: %s", group, clientId, cause.getMessage()));
+            }
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
+                String.format("invoke consumer <%s> <%s> Exception: %s", group, clientId, cause));
+        });
+    }
+
+    /** RocketMQ's {@code RemotingHelper.parseChannelRemoteAddr} form: {@code 127.0.0.1:50000}. */
+    static String clientAddr(ConsumerGroupInfo.Member member) {
+        if (member.connection() != null && member.connection().remoteAddress() instanceof InetSocketAddress address
+            && address.getAddress() != null) {
+            return address.getAddress().getHostAddress() + ":" + address.getPort();
+        }
+        String text = member.remoteAddress();
+        return text == null ? null : text.substring(text.lastIndexOf('/') + 1);
     }
 
     private RemotingCommand consumedBy(String topic) {

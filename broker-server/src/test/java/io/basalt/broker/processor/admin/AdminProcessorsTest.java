@@ -16,6 +16,7 @@ import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.apache.rocketmq.remoting.protocol.RemotingSerializable;
@@ -143,6 +144,13 @@ class AdminProcessorsTest {
         assertEquals(ResponseCode.CONSUMER_NOT_ONLINE, connections.code());
         assertEquals("the consumer group[cg] not online", connections.remark());
 
+        RemotingCommand running = call(consumerAdmin, RequestCode.GET_CONSUMER_RUNNING_INFO,
+            Map.of("consumerGroup", "cg", "clientId", "client-1"));
+        assertEquals(ResponseCode.SYSTEM_ERROR, running.code());
+        assertEquals("The Consumer <cg> <client-1> not online", running.remark());
+        assertEquals(ResponseCode.SYSTEM_ERROR,
+            call(consumerAdmin, RequestCode.CONSUME_MESSAGE_DIRECTLY, Map.of("consumerGroup", "cg")).code());
+
         offsets.commitOffset("127.0.0.1", "cg", "TBW102", 1, 0);
         var groups = RemotingSerializable.decode(
             call(consumerAdmin, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO, Map.of("topic", "TBW102")).body(),
@@ -173,7 +181,7 @@ class AdminProcessorsTest {
 
     @Test
     void runtimeInfoOfAnEmptyBroker() throws Exception {
-        BrokerRuntimeStats stats = BrokerRuntimeStats.fromQueues(topics, offsets, store);
+        BrokerRuntimeStats stats = new BrokerRuntimeStats(() -> 0, () -> 0, System::currentTimeMillis, ZoneOffset.UTC);
         stats.doWork();
         BrokerRuntimeInfoProcessor processor = new BrokerRuntimeInfoProcessor(store, stats, dir, () -> true, Map::of,
             List.of(new BrokerRuntimeInfoProcessor.ExecutorQueue("send", () -> 3, 10_000)));

@@ -1,0 +1,124 @@
+package io.basalt.broker.processor;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.longpolling.PullRequestHoldService;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.store.FlushDiskType;
+import io.basalt.store.MessageStore;
+import io.basalt.store.MessageStoreOptions;
+import io.basalt.store.StoreConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Send and pull processors on a real store: long polling wakes on arrival, bodies go out as mapped slices. */
+class PullMessageProcessorTest {
+    @TempDir
+    Path dir;
+    MessageStore store;
+    PullRequestHoldService hold;
+    SendMessageProcessor send;
+    PullMessageProcessor pull;
+    final RequestContext context = new RequestContext(null, new InetSocketAddress("127.0.0.1", 40000),
+        new InetSocketAddress("127.0.0.1", 10911), 0);
+
+    @BeforeEach
+    void open() throws Exception {
+        StoreConfig config = StoreConfig.builder().storePathRootDir(dir.resolve("store").toString())
+            .mappedFileSizeCommitLog(1024 * 1024).mappedFileSizeConsumeQueue(6000 * 20).maxMessageSize(64 * 1024)
+            .flushDiskType(FlushDiskType.ASYNC_FLUSH).warmMapedFileEnable(false).build();
+        store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(64, 400));
+        hold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
+        store.setArrivingListener((topic, queueId, offset, tagsCode, ts) -> hold.notifyMessageArriving(topic, queueId, offset, tagsCode));
+        store.load();
+        store.start();
+        hold.start();
+        BrokerContext broker = new BrokerContext(new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0, "127.0.0.1:10911"),
+            new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, true, store,
+            TopicConfigManager.open(dir.resolve("config"), true, 4), ConsumerOffsetManager.open(dir.resolve("config")),
+            new ClientManager(120_000, System::currentTimeMillis), new QueueLockManager(60_000, System::currentTimeMillis),
+            hold, new BrokerCounters());
+        send = new SendMessageProcessor(broker);
+        pull = new PullMessageProcessor(broker, 20_000);
+    }
+
+    @AfterEach
+    void close() {
+        hold.shutdown();
+        store.shutdown();
+    }
+
+    private RemotingCommand sendRequest(String tag, String body) {
+        RemotingCommand r = RemotingCommand.request(RequestCode.SEND_MESSAGE_V2);
+        r.putExtField("a", "pg");
+        r.putExtField("b", "T");
+        r.putExtField("c", "TBW102");
+        r.putExtField("d", "4");
+        r.putExtField("e", "0");
+        r.putExtField("f", "0");
+        r.putExtField("g", Long.toString(System.currentTimeMillis()));
+        r.putExtField("h", "0");
+        r.putExtField("i", "TAGS\u0001" + tag + "\u0002");
+        r.setBody(body.getBytes(StandardCharsets.UTF_8));
+        return r;
+    }
+
+    private RemotingCommand pullRequest(long offset) {
+        RemotingCommand r = RemotingCommand.request(RequestCode.LITE_PULL_MESSAGE);
+        r.putExtField("consumerGroup", "cg");
+        r.putExtField("topic", "T");
+        r.putExtField("queueId", "0");
+        r.putExtField("queueOffset", Long.toString(offset));
+        r.putExtField("maxMsgNums", "32");
+        r.putExtField("sysFlag", Integer.toString(PullMessageProcessor.FLAG_SUSPEND | PullMessageProcessor.FLAG_SUBSCRIPTION));
+        r.putExtField("commitOffset", "0");
+        r.putExtField("suspendTimeoutMillis", "20000");
+        r.putExtField("subscription", "TagA");
+        r.putExtField("subVersion", "0");
+        r.putExtField("expressionType", "TAG");
+        return r;
+    }
+
+    @Test
+    void aHeldPullCompletesWhenAMatchingMessageLandsAndCarriesTheMappedRecords() throws Exception {
+        assertEquals(ResponseCode.SUCCESS, send.processRequest(context, sendRequest("TagA", "first")).get().code());
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        RemotingCommand found = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.SUCCESS, found.code());
+        assertEquals("1", found.extFields().get("nextBeginOffset"));
+        ByteBuffer[] slices = found.bodySlices();
+        assertNotNull(slices, "the body is the mapped records, not a copy");
+        assertEquals(1, slices.length);
+        found.releaseBody();
+
+        send.processRequest(context, sendRequest("TagB", "other tag")).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 2);
+        CompletableFuture<RemotingCommand> held = pull.processRequest(context, pullRequest(2));
+        assertFalse(held.isDone(), "nothing new: the pull is held");
+        send.processRequest(context, sendRequest("TagA", "second")).get();
+        RemotingCommand woken = held.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(ResponseCode.SUCCESS, woken.code());
+        assertEquals("3", woken.extFields().get("nextBeginOffset"));
+        woken.releaseBody();
+    }
+}
