@@ -18,7 +18,8 @@ import java.util.List;
  *
  * <p>File {@code haEpoch} in the store root, text, one entry a line: {@code <epoch> <startOffset>},
  * epochs strictly increasing. Written atomically (temp file, fsync, rename, directory fsync).
- * Not thread-safe: its owner (the HA endpoint) serialises calls.
+ * One writer at a time (the HA endpoint serialises changes); readers on other threads see the
+ * latest complete list.
  */
 public final class EpochFile {
     public static final String FILE_NAME = "haEpoch";
@@ -28,7 +29,7 @@ public final class EpochFile {
     }
 
     private final Path file;
-    private List<Entry> entries;
+    private volatile List<Entry> entries;
 
     private EpochFile(Path file, List<Entry> entries) {
         this.file = file;

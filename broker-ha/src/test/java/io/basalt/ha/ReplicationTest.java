@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.ha.slave.HAClient;
@@ -21,6 +22,7 @@ import io.basalt.store.commitlog.PutMessageResult;
 import io.basalt.store.commitlog.PutMessageStatus;
 
 /** Two stores with HA on loopback: streaming, catch-up, restart, truncation. */
+@ExtendWith(NoLeakedThreads.class)
 class ReplicationTest {
     @TempDir
     Path dir;
@@ -90,12 +92,13 @@ class ReplicationTest {
             for (int i = 0; i < 300; i++) {
                 done.add(master.store.asyncPutMessage(HANode.message("TopicS", i % 4, "s-" + i, 1024, true))
                     .thenApply(r -> new long[] {r.status().ordinal(), r.appendResult().nextOffset(),
-                        slave.store.getMaxPhyOffset()}));
+                        slave.store.getMaxPhyOffset(), master.store.commitLog().flushedOffset()}));
             }
             for (CompletableFuture<long[]> f : done) {
                 long[] r = f.join();
                 assertEquals(PutMessageStatus.PUT_OK.ordinal(), r[0]);
                 assertTrue(r[2] >= r[1], "slave held " + r[2] + " when the put up to " + r[1] + " completed");
+                assertTrue(r[3] >= r[1], "SYNC_FLUSH and SYNC_MASTER compose: flushed " + r[3] + " < " + r[1]);
             }
         }
     }

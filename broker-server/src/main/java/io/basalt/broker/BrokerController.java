@@ -249,7 +249,8 @@ public final class BrokerController {
         register(admin, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
             RequestCode.DELETE_TOPIC_IN_NAMESRV);
-        register(admin, new PromoteToMasterProcessor(replication), PromoteToMasterProcessor.PROMOTE_TO_MASTER);
+        register(admin, new PromoteToMasterProcessor(replication, this::registerAgainAfterPromotion),
+            PromoteToMasterProcessor.PROMOTE_TO_MASTER);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
@@ -306,8 +307,10 @@ public final class BrokerController {
         if (nameServers.isEmpty()) {
             return;
         }
+        // a promoted slave registers as the group's master (brokerId 0)
+        long brokerId = replication.role() == Replication.Role.SLAVE ? broker.brokerId() : 0;
         BrokerRegistration identity = new BrokerRegistration(broker.brokerClusterName(), broker.brokerName(),
-            broker.brokerId(), broker.brokerIP1() + ":" + remotingServer.localPort(),
+            brokerId, broker.brokerIP1() + ":" + remotingServer.localPort(),
             broker.brokerIP1() + ":" + configuration.ha().haListenPort());
         NameServerRegistrar r = new NameServerRegistrar(nameServers, identity, () -> TopicAdminProcessor.topicTable(topics),
             () -> topics.dataVersion().path("counter").asLong(), new NettyRemotingClient(NettyClientConfig.defaults()),
@@ -319,6 +322,18 @@ public final class BrokerController {
     /** The port of the metrics and status page endpoint, or -1 when metricsPort is 0. */
     public int metricsPort() {
         return metricsService.port();
+    }
+
+    /** After a promotion: leave the NameServers as a slave and register again as master (brokerId 0). */
+    private synchronized void registerAgainAfterPromotion() {
+        if (!started || shutdown) {
+            return;
+        }
+        NameServerRegistrar old = registrar;
+        if (old != null) {
+            old.shutdown();
+            startNameServerRegistration();
+        }
     }
 
     /** The port the remoting server listens on. */

@@ -63,6 +63,8 @@ public final class HAClient {
     private volatile long reportedOffset = -1;
     private volatile long requestedOffset = -1;
     private volatile String masterBrokerAddr = "";
+    /** Where the next chunk must start (client thread only). */
+    private long expectedOffset;
 
     public HAClient(MessageStore store, EpochFile epochs, HAConfig config, Peer self, InetSocketAddress masterAddress) {
         this.store = store;
@@ -244,6 +246,7 @@ public final class HAClient {
             ctx.writeAndFlush(ctx.alloc().buffer(HAWire.REPORT_LENGTH).writeLong(start));
             reportedOffset = start;
             requestedOffset = start;
+            expectedOffset = start;
             masterBrokerAddr = w.brokerAddr();
             state(State.TRANSFER, "master epoch " + w.masterEpoch() + " [" + w.masterMinOffset() + ", "
                 + w.masterMaxOffset() + "), requesting from " + start);
@@ -265,6 +268,12 @@ public final class HAClient {
                     masterMaxOffsetSeen = Math.max(masterMaxOffsetSeen, offset);
                     continue;
                 }
+                if (offset != expectedOffset) {
+                    in.skipBytes(size);
+                    drop(ctx, "chunk at offset " + offset + " (" + size + " bytes) where " + expectedOffset
+                        + " was due: a gap or an overlap");
+                    return;
+                }
                 CommitLog.ReplicaAppend appended = store.appendReplicated(offset, in.nioBuffer(in.readerIndex(), size));
                 in.skipBytes(size);
                 if (appended != CommitLog.ReplicaAppend.APPENDED) {
@@ -272,6 +281,7 @@ public final class HAClient {
                         + ", local end " + store.getMaxPhyOffset());
                     return;
                 }
+                expectedOffset = offset + size;
                 masterMaxOffsetSeen = Math.max(masterMaxOffsetSeen, offset + size);
             }
         }

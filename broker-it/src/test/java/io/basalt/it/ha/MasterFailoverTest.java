@@ -69,6 +69,12 @@ class MasterFailoverTest {
                 await().atMost(ofSeconds(30)).until(() ->
                     admin.examineTopicRouteInfo(TOPIC).getBrokerDatas().get(0).getBrokerAddrs()
                         .equals(Map.of(0L, master.address(), 1L, slave.address())));
+                // the master reports its slave's acknowledged offset and lag in the runtime info
+                Map<String, String> info = admin.fetchBrokerRuntimeStats(master.address()).getTable();
+                assertEquals("SYNC_MASTER", info.get("haRole"));
+                assertEquals("1", info.get("haConnectionCount"));
+                assertTrue(info.containsKey("haSlave0AckOffset") && info.containsKey("haSlave0LagMs"), info.toString());
+                assertEquals("SLAVE", admin.fetchBrokerRuntimeStats(slave.address()).getTable().get("haRole"));
             } finally {
                 admin.shutdown();
             }

@@ -26,9 +26,12 @@ public final class PromoteToMasterProcessor implements RequestProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(PromoteToMasterProcessor.class);
 
     private final Replication replication;
+    private final Runnable onPromoted;
 
-    public PromoteToMasterProcessor(Replication replication) {
+    /** @param onPromoted run after a successful promotion (the broker registers again as master) */
+    public PromoteToMasterProcessor(Replication replication, Runnable onPromoted) {
         this.replication = replication;
+        this.onPromoted = onPromoted;
     }
 
     @Override
@@ -44,6 +47,7 @@ public final class PromoteToMasterProcessor implements RequestProcessor {
         }
         try {
             long epoch = replication.promote(role, expectedEpoch);
+            onPromoted.run();
             return done(ResponseCode.SUCCESS, "epoch=" + epoch);
         } catch (IllegalStateException | IllegalArgumentException e) {
             return done(ResponseCode.SYSTEM_ERROR, "promotion refused: " + e.getMessage());
