@@ -118,26 +118,18 @@ public final class BrokerStartup {
             err.println("The broker failed to start: " + e);
             return 1;
         }
-        try {
-            controller.start();
-        } catch (IOException | RuntimeException e) {
-            log.error("broker failed to start", e);
-            err.println("The broker failed to start: " + e);
-            // stop what did start, so the store closes cleanly
-            controller.shutdown();
-            return 1;
-        }
+        // The pid file and the hook come before start(): a stop or a signal during start-up (the port may
+        // already answer) then reaches a broker that shuts down cleanly once start() returned.
         try {
             Files.createDirectories(pidFile.toAbsolutePath().getParent());
             Files.writeString(pidFile, Long.toString(ProcessHandle.current().pid()));
         } catch (IOException e) {
             log.error("cannot write the pid file {}", pidFile, e);
-            controller.shutdown();
             err.println("Cannot write the pid file " + pidFile + ": " + e);
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            log.info("shutdown signal received");
+            log.info("shutting down");
             try {
                 controller.shutdown();
                 Files.deleteIfExists(pidFile);
@@ -147,6 +139,14 @@ public final class BrokerStartup {
                 stopLogging();
             }
         }, "ShutdownHook"));
+        try {
+            controller.start();
+        } catch (IOException | RuntimeException e) {
+            log.error("broker failed to start", e);
+            err.println("The broker failed to start: " + e);
+            // the shutdown hook stops what did start, so the store closes cleanly
+            return 1;
+        }
         String banner = "The broker[" + configuration.broker().brokerName() + ", " + configuration.broker().brokerIP1()
             + ":" + controller.listenPort() + "] boot success. pid " + ProcessHandle.current().pid();
         log.info(banner);

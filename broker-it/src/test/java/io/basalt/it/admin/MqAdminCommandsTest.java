@@ -129,6 +129,13 @@ class MqAdminCommandsTest {
     }
 
     @Test
+    void consumerProgressOfEveryGroup() {
+        String out = mqadmin("consumerProgress", "-n", broker.address());
+        assertNoError(out);
+        assertTrue(out.lines().anyMatch(l -> l.startsWith("cg-cli") && l.contains("OFFLINE")), out);
+    }
+
+    @Test
     void queryMsgByKey() {
         String out = mqadmin("queryMsgByKey", "-n", broker.address(), "-t", "CliTopic", "-k", "cli-key-3");
         assertNoError(out);

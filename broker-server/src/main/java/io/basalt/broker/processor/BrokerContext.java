@@ -30,6 +30,15 @@ public record BrokerContext(RouteBodies.BrokerIdentity identity, InetSocketAddre
                             PullRequestHoldService pullHold, BrokerCounters counters,
                             Supplier<Map<Long, String>> brokerAddrs, LongSupplier slaveToSuggest) {
 
+    /** A broker without replication: fixed writability, alone in its group, no slave to suggest. */
+    public BrokerContext(RouteBodies.BrokerIdentity identity, InetSocketAddress storeHost, int maxMessageSize,
+                         boolean writable, MessageStore store, TopicConfigManager topics, ConsumerOffsetManager offsets,
+                         ClientManager clients, QueueLockManager locks, PullRequestHoldService pullHold,
+                         BrokerCounters counters) {
+        this(identity, storeHost, maxMessageSize, () -> writable, store, topics, offsets, clients, locks, pullHold,
+            counters, () -> Map.of(identity.brokerId(), identity.brokerAddr()), () -> -1);
+    }
+
     /** Whether producers' writes are accepted now: a running, unfenced master (a slave or a deposed master refuses). */
     public boolean writable() {
         return writability.getAsBoolean();

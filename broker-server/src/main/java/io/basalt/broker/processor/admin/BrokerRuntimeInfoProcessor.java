@@ -48,6 +48,15 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
      * @param queues RocketMQ's names: {@code send}, {@code pull}, {@code litePull}, {@code query}
      */
     public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
+        boolean master, List<ExecutorQueue> queues) {
+        this(store, stats, storePathRootDir, () -> master, Map::of, queues);
+    }
+
+    /**
+     * @param master          whether this broker accepts writes now (brokerActive)
+     * @param replicationInfo the replication fields (role, epoch, per-slave ack offset and lag)
+     */
+    public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
         BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues) {
         this.store = store;
         this.stats = stats;
