@@ -54,10 +54,10 @@ class PullMessageProcessorTest {
         store.start();
         hold.start();
         BrokerContext broker = new BrokerContext(new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0, "127.0.0.1:10911"),
-            new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, () -> true, store,
+            new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, true, store,
             TopicConfigManager.open(dir.resolve("config"), true, 4), ConsumerOffsetManager.open(dir.resolve("config")),
             new ClientManager(120_000, System::currentTimeMillis), new QueueLockManager(60_000, System::currentTimeMillis),
-            hold, new BrokerCounters(), java.util.Map::of, () -> -1);
+            hold, new BrokerCounters());
         send = new SendMessageProcessor(broker);
         pull = new PullMessageProcessor(broker, 20_000);
     }

@@ -183,7 +183,7 @@ class AdminProcessorsTest {
     void runtimeInfoOfAnEmptyBroker() throws Exception {
         BrokerRuntimeStats stats = new BrokerRuntimeStats(() -> 0, () -> 0, System::currentTimeMillis, ZoneOffset.UTC);
         stats.doWork();
-        BrokerRuntimeInfoProcessor processor = new BrokerRuntimeInfoProcessor(store, stats, dir, () -> true, Map::of,
+        BrokerRuntimeInfoProcessor processor = new BrokerRuntimeInfoProcessor(store, stats, dir, true,
             List.of(new BrokerRuntimeInfoProcessor.ExecutorQueue("send", () -> 3, 10_000)));
         var table = RemotingSerializable.decode(call(processor, RequestCode.GET_BROKER_RUNTIME_INFO, Map.of()).body(),
             org.apache.rocketmq.remoting.protocol.body.KVTable.class).getTable();
