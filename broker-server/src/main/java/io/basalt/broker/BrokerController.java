@@ -18,6 +18,9 @@ import io.basalt.broker.config.BrokerConfiguration;
 import io.basalt.broker.config.HaSettings;
 import io.basalt.broker.config.StoreSettings;
 import io.basalt.broker.longpolling.PullRequestHoldService;
+import io.basalt.broker.metrics.BrokerMetrics;
+import io.basalt.broker.metrics.MetricsService;
+import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.BrokerContext;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
@@ -84,7 +87,10 @@ public final class BrokerController {
     private final ScheduledExecutorService scheduler;
     private final BrokerContext context;
     private final Replication replication;
-    private final BrokerCounters counters = new BrokerCounters();
+    private final BrokerCounters counters;
+    private final List<MetricsSources.ExecutorSource> executorSources = new ArrayList<>();
+    private final BrokerMetrics metrics;
+    private final MetricsService metricsService;
     private final BrokerRuntimeStats runtimeStats;
     /** Set by {@link #start()} when {@code namesrvAddr} is configured. */
     private NameServerRegistrar registrar;
@@ -107,6 +113,12 @@ public final class BrokerController {
         this.remotingServer = new NettyRemotingServer(new NettyServerConfig(broker.bindAddress(), broker.listenPort(),
             defaults.selectorThreads(), defaults.maxFrameLength(), defaults.channelMaxIdleSeconds(),
             defaults.shutdownDrainTimeoutMs(), defaults.useEpoll()));
+        this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
+            configuration.store().storePathCommitLog(), remotingServer::connectionCount, pullHold::heldCount,
+            executorSources, () -> replication.role().name(), replication::slaves));
+        this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
+        this.counters = new BrokerCounters(metrics);
+        store.commitLog().setFlushObserver(metrics.flushObserver());
         InetSocketAddress storeHost = new InetSocketAddress(broker.brokerIP1(), broker.listenPort());
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
@@ -201,6 +213,8 @@ public final class BrokerController {
             broker.sendThreadPoolQueueCapacity(), broker.waitTimeMillsInSendQueue());
         RequestExecutor pull = executor("PullMessageThread_", broker.pullMessageThreadPoolNums(),
             broker.pullThreadPoolQueueCapacity(), broker.waitTimeMillsInPullQueue());
+        executorSources.add(new MetricsSources.ExecutorSource("send", send::queueSize, send::systemBusyCount));
+        executorSources.add(new MetricsSources.ExecutorSource("pull", pull::queueSize, pull::systemBusyCount));
         RequestExecutor clientManage = executor("ClientManageThread_", 4, 10_000, 0);
         RequestExecutor consumerManage = executor("ConsumerManageThread_", 4, 10_000, 0);
         RequestExecutor route = executor("RouteThread_", 2, 10_000, 0);
@@ -279,6 +293,7 @@ public final class BrokerController {
         scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
         remotingServer.start();
+        metricsService.start();
         startNameServerRegistration();
         log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
             configuration.broker().brokerClusterName(), remotingServer.localPort(),
@@ -302,6 +317,11 @@ public final class BrokerController {
             NAMESRV_TIMEOUT_MS);
         registrar = r;
         r.start(broker.registerNameServerPeriod());
+    }
+
+    /** The port of the metrics and status page endpoint, or -1 when metricsPort is 0. */
+    public int metricsPort() {
+        return metricsService.port();
     }
 
     /** After a promotion: leave the NameServers as a slave and register again as master (brokerId 0). */
@@ -339,6 +359,7 @@ public final class BrokerController {
         }
         shutdown = true;
         log.info("broker shutting down");
+        step("stopping the metrics endpoint", metricsService::shutdown);
         if (registrar != null) {
             // first, so that the NameServers stop routing clients here
             step("unregistering from the NameServers", registrar::shutdown);

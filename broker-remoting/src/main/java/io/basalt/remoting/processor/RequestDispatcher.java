@@ -86,6 +86,7 @@ public final class RequestDispatcher {
         expireOverdue(executor, now);
         boolean queued = executor.offer(new QueuedRequest(registration, request, context, channel, now));
         if (!queued) {
+            executor.countBusy();
             answer(request, RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
                 "[OVERLOAD]system busy, start flow control for a while"), channel);
         }
@@ -120,6 +121,7 @@ public final class RequestDispatcher {
         }
 
         void answerLate(long now) {
+            registration.executor().countBusy();
             answer(request, RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
                 "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: "
                     + (now - enqueuedAtNanos) / 1_000_000 + "ms, size of queue: "

@@ -5,6 +5,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
@@ -19,6 +20,7 @@ public final class RequestExecutor {
     private final ThreadPoolExecutor pool;
     private final long maxQueueWaitNanos;
     private final LongSupplier nanoClock;
+    private final LongAdder systemBusy = new LongAdder();
 
     /**
      * @param maxQueueWaitMs the queueing budget of a request; 0 or less means no budget
@@ -76,6 +78,15 @@ public final class RequestExecutor {
     /** Takes a queued task back out; false when a thread took it first. */
     boolean removeQueued(Runnable task) {
         return pool.remove(task);
+    }
+
+    void countBusy() {
+        systemBusy.increment();
+    }
+
+    /** Requests of this executor answered SYSTEM_BUSY (queue full or queueing budget overrun) since start. */
+    public long systemBusyCount() {
+        return systemBusy.sum();
     }
 
     public int queueSize() {

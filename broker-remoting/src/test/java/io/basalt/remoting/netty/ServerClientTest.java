@@ -217,6 +217,7 @@ class ServerClientTest {
         RemotingCommand refused = client.invokeSync(address, RemotingCommand.request(BLOCKS), 10_000);
         assertEquals(ResponseCode.SYSTEM_BUSY, refused.code());
         assertTrue(refused.remark().startsWith("[OVERLOAD]"));
+        assertEquals(1, executors.get(1).systemBusyCount());
         release.countDown();
         assertEquals(ResponseCode.SUCCESS, running.get(10, TimeUnit.SECONDS).code());
         assertEquals(ResponseCode.SUCCESS, queued.get(10, TimeUnit.SECONDS).code());
@@ -237,6 +238,7 @@ class ServerClientTest {
         assertEquals(ResponseCode.SYSTEM_BUSY, busy.code());
         assertTrue(busy.remark().startsWith("[TIMEOUT_CLEAN_QUEUE]"), busy.remark());
         assertEquals("processed", client.invokeSync(address, RemotingCommand.request(BUDGETED), 10_000).remark());
+        assertEquals(1, executors.get(2).systemBusyCount());
     }
 
     @Test

@@ -80,7 +80,7 @@ final class ConfigKeys {
     static final ConfigKey<Integer> REGISTER_NAME_SERVER_PERIOD = key("registerNameServerPeriod", BROKER, integer(10_000, 60_000), "30000",
         "Period of registering with the name servers, ms");
     static final ConfigKey<Integer> METRICS_PORT = key("metricsPort", BROKER, integer(0, 65535), "5557",
-        "Basalt: port of the metrics endpoint (0 picks a free port)");
+        "Basalt: port of the Prometheus /metrics endpoint and the status page at / (0 disables them)");
 
     // Store: layout
     static final ConfigKey<Path> STORE_PATH_ROOT_DIR = key("storePathRootDir", STORE, path(), "${user.home}/store",

@@ -99,6 +99,7 @@ public final class PullMessageProcessor implements RequestProcessor {
         SubscriptionData filter = subscription;
         GetMessageResult result = broker.store().getMessage(h.getConsumerGroup(), topic, queueId, offset,
             Math.max(1, h.getMaxMsgNums()), filter::matchesTagsCode);
+        broker.counters().pullRequest();
         boolean handedOver = false;
         try {
             if (code(result.status(), offset) == ResponseCode.PULL_NOT_FOUND) {

@@ -53,6 +53,7 @@ public final class SendMessageProcessor implements RequestProcessor {
 
     @Override
     public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
+        long startNanos = System.nanoTime();
         SendMessageRequestHeader header;
         try {
             header = SendMessageRequestHeader.parse(request);
@@ -119,7 +120,7 @@ public final class SendMessageProcessor implements RequestProcessor {
             .bornTimestamp(header.getBornTimestamp()).bornHost(bornHost).storeHost(broker.storeHost())
             .sysFlag(header.getSysFlag()).reconsumeTimes(header.getReconsumeTimes() == null ? 0 : header.getReconsumeTimes());
         if (batch) {
-            return sendBatch(header, body, properties, common);
+            return sendBatch(header, body, properties, common, startNanos);
         }
         String stored = withBrokerProperties(properties, true);
         if (stored.getBytes(StandardCharsets.UTF_8).length > MAX_PROPERTIES_LENGTH) {
@@ -130,11 +131,11 @@ public final class SendMessageProcessor implements RequestProcessor {
         common.accept(builder);
         BrokerMessage message = builder.build();
         return broker.store().asyncPutMessage(message)
-            .thenApply(result -> response(result, List.of(message)));
+            .thenApply(result -> response(result, List.of(message), startNanos));
     }
 
     private CompletableFuture<RemotingCommand> sendBatch(SendMessageRequestHeader header, byte[] body, String properties,
-        java.util.function.Consumer<BrokerMessage.Builder> common) {
+        java.util.function.Consumer<BrokerMessage.Builder> common, long startNanos) {
         if (body == null || body.length == 0) {
             return done(ResponseCode.MESSAGE_ILLEGAL, "the batch is empty");
         }
@@ -153,7 +154,7 @@ public final class SendMessageProcessor implements RequestProcessor {
                     + " bytes");
             }
         }
-        return broker.store().asyncPutMessages(messages).thenApply(result -> response(result, messages));
+        return broker.store().asyncPutMessages(messages).thenApply(result -> response(result, messages, startNanos));
     }
 
     private TopicConfig topicFor(SendMessageRequestHeader header, SocketAddress remote) throws IOException {
@@ -200,13 +201,18 @@ public final class SendMessageProcessor implements RequestProcessor {
         return sb.toString();
     }
 
-    private RemotingCommand response(PutMessageResult result, List<BrokerMessage> messages) {
+    private RemotingCommand response(PutMessageResult result, List<BrokerMessage> messages, long startNanos) {
         PutMessageStatus status = result.status();
+        long bodyBytes = 0;
+        for (BrokerMessage m : messages) {
+            bodyBytes += m.body().length;
+        }
+        broker.counters().putResult(messages.get(0).topic(), status, messages.size(), bodyBytes,
+            System.nanoTime() - startNanos);
         int code = responseCode(status);
         if (!status.isStored()) {
             return RemotingCommand.response(code, refusalRemark(status));
         }
-        broker.counters().put(messages.size());
         RemotingCommand response = RemotingCommand.response(code, storedRemark(status));
         StringJoiner msgIds = new StringJoiner(",");
         for (BrokerMessage m : messages) {

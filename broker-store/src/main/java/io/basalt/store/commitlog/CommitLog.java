@@ -571,6 +571,15 @@ public final class CommitLog {
         return checkpoint;
     }
 
+    /** Tells {@code observer} of each force of this log (flush latency and group size metrics). */
+    public void setFlushObserver(io.basalt.store.flush.FlushObserver observer) {
+        if (groupCommitService != null) {
+            groupCommitService.setObserver(observer);
+        } else {
+            flushRealTimeService.setObserver(observer);
+        }
+    }
+
     /** The per-queue offset counters (set from the consume queues at startup). */
     public QueueOffsetTable queueOffsets() {
         return queueOffsets;

@@ -31,6 +31,7 @@ public final class FlushRealTimeService extends ServiceThread {
     private final boolean timed;
     private final LongSupplier clockMs;
     private long lastThoroughMs;
+    private volatile FlushObserver observer = FlushObserver.NONE;
     /** Set by the first data wakeup after a round; later ones skip the wakeup (a lock and a signal). */
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
 
@@ -52,6 +53,11 @@ public final class FlushRealTimeService extends ServiceThread {
         if (!timed && !wakeupRequested.getAndSet(true)) {
             wakeup();
         }
+    }
+
+    /** Who hears of each force that wrote something (metrics); set before start. */
+    public void setObserver(FlushObserver observer) {
+        this.observer = observer;
     }
 
     /** One round: forces when enough pages are dirty or the thorough interval has passed. */
@@ -84,6 +90,7 @@ public final class FlushRealTimeService extends ServiceThread {
         }
         long from = target.flushedOffset();
         long begin = clockMs.getAsLong();
+        long beginNanos = System.nanoTime();
         try {
             long before;
             long after = from;
@@ -94,6 +101,9 @@ public final class FlushRealTimeService extends ServiceThread {
         } catch (IOException e) {
             failStop.fail("force", target.fileAt(from), from, e);
             return;
+        }
+        if (target.flushedOffset() > from) {
+            observer.flushed(System.nanoTime() - beginNanos, 0);
         }
         long costMs = clockMs.getAsLong() - begin;
         if (costMs > SLOW_FLUSH_MS) {

@@ -44,6 +44,7 @@ public final class GroupCommitService extends ServiceThread {
     /** Set by the first submit after a drain; later submits skip the wakeup (a lock and a signal). */
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private List<GroupCommitRequest> pending = new ArrayList<>();
+    private volatile FlushObserver observer = FlushObserver.NONE;
     /** Metrics, written by the service thread only. */
     private volatile long forces;
     private volatile long requestsFlushed;
@@ -56,6 +57,11 @@ public final class GroupCommitService extends ServiceThread {
         this.watcher = watcher;
         this.completionExecutor = completionExecutor;
         failStop.onFailure(this::wakeup);
+    }
+
+    /** Who hears of each force (metrics); set before start. */
+    public void setObserver(FlushObserver observer) {
+        this.observer = observer;
     }
 
     /** Queues a wait for force() to cover {@code request.nextOffset()} and wakes the flusher. */
@@ -78,8 +84,12 @@ public final class GroupCommitService extends ServiceThread {
             return drained;
         }
         boolean dirty = target.wroteOffset() > target.flushedOffset();
-        if (dirty && !forceAll()) {
-            return drained + 1;
+        if (dirty) {
+            long begin = System.nanoTime();
+            if (!forceAll()) {
+                return drained + 1;
+            }
+            observer.flushed(System.nanoTime() - begin, pending.size());
         }
         completeCovered(target.flushedOffset());
         return drained + (dirty ? 1 : 0);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,6 +40,20 @@ class FlushRealTimeServiceTest {
         clock.addAndGet(1);
         service.doWork();
         assertEquals(4 * 4096 + 100, target.flushed, "the thorough flush forces any dirty byte");
+    }
+
+    @Test
+    void observerHearsOnlyOfForcesThatWroteSomething() {
+        FlushRealTimeService service = service();
+        List<Long> durations = new ArrayList<>();
+        service.setObserver((durationNanos, groupSize) -> durations.add(durationNanos));
+        target.append(3 * 4096);
+        service.doWork();
+        assertEquals(0, durations.size(), "below flushCommitLogLeastPages nothing was forced");
+        target.append(4096);
+        service.doWork();
+        assertEquals(1, durations.size());
+        assertTrue(durations.get(0) >= 0);
     }
 
     @Test

@@ -63,6 +63,18 @@ class GroupCommitServiceTest {
     }
 
     @Test
+    void observerHearsOfEachForceWithItsGroupSize() {
+        List<Integer> groups = new ArrayList<>();
+        service.setObserver((durationNanos, groupSize) -> groups.add(groupSize));
+        for (int i = 0; i < 3; i++) {
+            append(100, NO_DEADLINE);
+        }
+        service.doWork();
+        service.doWork();
+        assertEquals(List.of(3), groups, "one force for the group of three, none while clean");
+    }
+
+    @Test
     void futureCompletesOnlyAfterForce() {
         target.holdForce = new CountDownLatch(1);
         List<Long> flushedAtCompletion = new CopyOnWriteArrayList<>();

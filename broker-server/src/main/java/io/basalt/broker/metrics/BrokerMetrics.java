@@ -1,0 +1,233 @@
+package io.basalt.broker.metrics;
+
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.basalt.broker.metrics.ConsumerLag.QueueLag;
+import io.basalt.ha.SlaveStatus;
+import io.basalt.store.commitlog.CommitLog;
+import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.flush.FlushObserver;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+/**
+ * The broker's Prometheus metrics, in a registry of their own. The put and pull paths report through
+ * {@link TrafficObserver} (per-topic {@link LongAdder}s found in a map lookup that allocates nothing
+ * once the topic is known, a lock-free histogram); the flush thread through {@link #flushObserver()};
+ * everything else — offsets, disk, executor queues, consumer lag, HA, connections, the JVM — is read
+ * from {@link MetricsSources} by callbacks when scraped.
+ *
+ * <p>Metric names follow the Prometheus conventions: {@code basalt_} prefix, base units in the name
+ * ({@code _seconds}, {@code _bytes}, {@code _ratio}), {@code _total} on counters.
+ */
+public final class BrokerMetrics implements TrafficObserver {
+    static final double[] PUT_LATENCY_BUCKETS = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+        0.1, 0.25, 0.5, 1, 2.5, 5};
+    static final double[] FLUSH_LATENCY_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+        1, 2.5};
+    static final double[] GROUP_SIZE_BUCKETS = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+
+    /** Stored messages and their body bytes of one topic. */
+    private static final class TopicStats {
+        final LongAdder messages = new LongAdder();
+        final LongAdder bytes = new LongAdder();
+    }
+
+    private final MetricsSources sources;
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final ConcurrentHashMap<String, TopicStats> byTopic = new ConcurrentHashMap<>();
+    private final LongAdder[] putStatus = new LongAdder[PutMessageStatus.values().length];
+    private final LongAdder messagesPut = new LongAdder();
+    private final LongAdder messagesPulled = new LongAdder();
+    private final LongAdder pullRequests = new LongAdder();
+    private final Histogram putLatency;
+    private final Histogram flushLatency;
+    private final Histogram flushGroupSize;
+
+    public BrokerMetrics(MetricsSources sources) {
+        this.sources = sources;
+        for (int i = 0; i < putStatus.length; i++) {
+            putStatus[i] = new LongAdder();
+        }
+        putLatency = Histogram.builder().name("basalt_put_latency_seconds")
+            .help("Time from a send request's processing start to the store's answer")
+            .classicOnly().classicUpperBounds(PUT_LATENCY_BUCKETS).withoutExemplars().register(registry);
+        flushLatency = Histogram.builder().name("basalt_flush_latency_seconds")
+            .help("Duration of one commit + force of the CommitLog")
+            .classicOnly().classicUpperBounds(FLUSH_LATENCY_BUCKETS).withoutExemplars().register(registry);
+        flushGroupSize = Histogram.builder().name("basalt_flush_group_size")
+            .help("Synchronous puts served by one group-commit force (SYNC_FLUSH)")
+            .classicOnly().classicUpperBounds(GROUP_SIZE_BUCKETS).withoutExemplars().register(registry);
+        registerPutCounters();
+        registerStoreGauges();
+        registerServingGauges();
+        registerConsumerLag();
+        registerHa();
+        JvmMetrics.builder().register(registry);
+    }
+
+    private void registerPutCounters() {
+        CounterWithCallback.builder().name("basalt_messages_put").help("Messages stored, by topic")
+            .labelNames("topic")
+            .callback(cb -> byTopic.forEach((topic, s) -> cb.call(s.messages.sum(), topic))).register(registry);
+        CounterWithCallback.builder().name("basalt_put_bytes").help("Message body bytes stored, by topic")
+            .labelNames("topic")
+            .callback(cb -> byTopic.forEach((topic, s) -> cb.call(s.bytes.sum(), topic))).register(registry);
+        CounterWithCallback.builder().name("basalt_put_requests").help("Put requests (a batch is one), by store status")
+            .labelNames("status")
+            .callback(cb -> {
+                for (PutMessageStatus s : PutMessageStatus.values()) {
+                    cb.call(putStatus[s.ordinal()].sum(), s.name());
+                }
+            }).register(registry);
+        CounterWithCallback.builder().name("basalt_page_cache_busy_rejections")
+            .help("Puts refused because the CommitLog lock was held too long (OS_PAGE_CACHE_BUSY, answered SYSTEM_BUSY)")
+            .callback(cb -> cb.call(putStatus[PutMessageStatus.OS_PAGE_CACHE_BUSY.ordinal()].sum())).register(registry);
+        CounterWithCallback.builder().name("basalt_pull_requests").help("Pull requests served (each wake-up of a held pull counts)")
+            .callback(cb -> cb.call(pullRequests.sum())).register(registry);
+        CounterWithCallback.builder().name("basalt_messages_pulled").help("Messages returned by pulls")
+            .callback(cb -> cb.call(messagesPulled.sum())).register(registry);
+    }
+
+    private void registerStoreGauges() {
+        CommitLog log = sources.store().commitLog();
+        gauge("basalt_commitlog_min_offset_bytes", "Lowest CommitLog offset still on disk", () -> log.minOffset());
+        gauge("basalt_commitlog_max_offset_bytes", "CommitLog offset after the last appended record", () -> log.maxOffset());
+        gauge("basalt_commitlog_flushed_offset_bytes", "CommitLog offset forced to disk", () -> log.flushedOffset());
+        gauge("basalt_commitlog_committed_offset_bytes", "CommitLog offset committed to the file (write buffer)",
+            () -> log.committedOffset());
+        gauge("basalt_disk_used_ratio", "Used fraction of the CommitLog's disk", this::diskUsedRatio);
+    }
+
+    private void registerServingGauges() {
+        gauge("basalt_connections", "Open client connections", () -> sources.connections().getAsInt());
+        gauge("basalt_pull_held_requests", "Long-polling pull requests currently held",
+            () -> sources.heldPulls().getAsInt());
+        GaugeWithCallback.builder().name("basalt_executor_queue_depth").help("Requests waiting in an executor's queue")
+            .labelNames("executor")
+            .callback(cb -> sources.executors().forEach(e -> cb.call(e.queueSize().getAsInt(), e.name())))
+            .register(registry);
+        CounterWithCallback.builder().name("basalt_executor_system_busy")
+            .help("Requests answered SYSTEM_BUSY by an executor (queue full or waited too long)").labelNames("executor")
+            .callback(cb -> sources.executors().forEach(e -> cb.call(e.systemBusy().getAsLong(), e.name())))
+            .register(registry);
+    }
+
+    private void registerConsumerLag() {
+        GaugeWithCallback.builder().name("basalt_consumer_lag_messages")
+            .help("Queue max offset minus the group's committed offset").labelNames("group", "topic", "queue")
+            .callback(cb -> consumerLag().forEach(l -> cb.call(l.lag(), l.group(), l.topic(),
+                Integer.toString(l.queueId()))))
+            .register(registry);
+    }
+
+    private void registerHa() {
+        GaugeWithCallback.builder().name("basalt_ha_slave_ack_offset_bytes")
+            .help("Highest CommitLog offset a slave acknowledged").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.ackOffset(), s.brokerAddr(), Long.toString(s.brokerId()))))
+            .register(registry);
+        GaugeWithCallback.builder().name("basalt_ha_slave_lag_bytes")
+            .help("Master max offset minus the slave's acknowledged offset").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagBytes(), s.brokerAddr(), Long.toString(s.brokerId()))))
+            .register(registry);
+        GaugeWithCallback.builder().name("basalt_ha_slave_lag_seconds")
+            .help("How long the slave has been behind (0 when caught up)").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagMs() / 1000.0, s.brokerAddr(), Long.toString(s.brokerId()))))
+            .register(registry);
+    }
+
+    private void gauge(String name, String help, java.util.function.DoubleSupplier value) {
+        GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+    }
+
+    @Override
+    public void putDone(String topic, PutMessageStatus status, int messages, long bodyBytes, long latencyNanos) {
+        putStatus[status.ordinal()].increment();
+        putLatency.observe(latencyNanos / 1e9);
+        if (!status.isStored()) {
+            return;
+        }
+        TopicStats stats = byTopic.get(topic);
+        if (stats == null) {
+            stats = byTopic.computeIfAbsent(topic, t -> new TopicStats());
+        }
+        stats.messages.add(messages);
+        stats.bytes.add(bodyBytes);
+        messagesPut.add(messages);
+    }
+
+    @Override
+    public void pullServed() {
+        pullRequests.increment();
+    }
+
+    @Override
+    public void messagesPulled(int messages) {
+        messagesPulled.add(messages);
+    }
+
+    /** What the CommitLog's flush service reports each force to. */
+    public FlushObserver flushObserver() {
+        return (durationNanos, groupSize) -> {
+            flushLatency.observe(durationNanos / 1e9);
+            if (groupSize > 0) {
+                flushGroupSize.observe(groupSize);
+            }
+        };
+    }
+
+    public PrometheusRegistry registry() {
+        return registry;
+    }
+
+    MetricsSources sources() {
+        return sources;
+    }
+
+    Histogram putLatency() {
+        return putLatency;
+    }
+
+    long messagesPut() {
+        return messagesPut.sum();
+    }
+
+    long messagesPulled() {
+        return messagesPulled.sum();
+    }
+
+    Map<String, Long> messagesPutByTopic() {
+        Map<String, Long> m = new HashMap<>();
+        byTopic.forEach((topic, s) -> m.put(topic, s.messages.sum()));
+        return m;
+    }
+
+    List<QueueLag> consumerLag() {
+        return ConsumerLag.compute(sources.topics(), sources.offsets(), sources.store());
+    }
+
+    List<SlaveStatus> haSlaves() {
+        return sources.haSlaves().get();
+    }
+
+    /** Used fraction of the disk holding the CommitLog, or 0 when the file system cannot say. */
+    double diskUsedRatio() {
+        try {
+            FileStore fs = Files.getFileStore(sources.storePath());
+            long total = fs.getTotalSpace();
+            return total <= 0 ? 0 : (double) (total - fs.getUsableSpace()) / total;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.basalt.broker.metrics;
+
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.basalt.broker.metrics.ConsumerLag.QueueLag;
+import io.basalt.broker.topic.TopicConfig;
+import io.basalt.ha.SlaveStatus;
+import io.basalt.store.MessageStore;
+import io.basalt.store.commitlog.CommitLog;
+
+/**
+ * The status page's JSON ({@code /status.json}): topics with queue offsets and put TPS, consumer groups
+ * with lag, the CommitLog and disk, HA role and slaves, and the per-second series of the last minutes.
+ * Built on request, any thread.
+ */
+final class StatusReport {
+    private final BrokerMetrics metrics;
+    private final TrafficSampler sampler;
+    private final String brokerName;
+
+    StatusReport(BrokerMetrics metrics, TrafficSampler sampler, String brokerName) {
+        this.metrics = metrics;
+        this.sampler = sampler;
+        this.brokerName = brokerName;
+    }
+
+    String json() {
+        JsonNodeFactory f = JsonNodeFactory.instance;
+        ObjectNode root = f.objectNode();
+        MessageStore store = metrics.sources().store();
+        root.put("broker", brokerName);
+        root.put("timeMs", System.currentTimeMillis());
+        CommitLog log = store.commitLog();
+        ObjectNode commitLog = root.putObject("commitLog");
+        commitLog.put("minOffset", log.minOffset());
+        commitLog.put("maxOffset", log.maxOffset());
+        commitLog.put("flushedOffset", log.flushedOffset());
+        commitLog.put("committedOffset", log.committedOffset());
+        ObjectNode disk = root.putObject("disk");
+        disk.put("path", metrics.sources().storePath().toString());
+        disk.put("usedRatio", metrics.diskUsedRatio());
+        Map<String, Long> puts = metrics.messagesPutByTopic();
+        ArrayNode topics = root.putArray("topics");
+        metrics.sources().topics().all().stream().sorted(Comparator.comparing(TopicConfig::topicName)).forEach(t -> {
+            ObjectNode topic = topics.addObject();
+            topic.put("name", t.topicName());
+            topic.put("putTps", sampler.topicPutTps(t.topicName()));
+            topic.put("messagesPut", puts.getOrDefault(t.topicName(), 0L));
+            ArrayNode queues = topic.putArray("queues");
+            for (int q = 0; q < t.readQueueNums(); q++) {
+                queues.addObject().put("queueId", q).put("minOffset", store.getMinOffsetInQueue(t.topicName(), q))
+                    .put("maxOffset", store.getMaxOffsetInQueue(t.topicName(), q));
+            }
+        });
+        Map<String, ObjectNode> groups = new LinkedHashMap<>();
+        ArrayNode groupArray = root.putArray("groups");
+        for (QueueLag l : metrics.consumerLag()) {
+            ObjectNode g = groups.computeIfAbsent(l.group() + "\u0001" + l.topic(), k -> {
+                ObjectNode n = groupArray.addObject().put("group", l.group()).put("topic", l.topic()).put("lag", 0L);
+                n.putArray("queues");
+                return n;
+            });
+            g.put("lag", g.get("lag").asLong() + l.lag());
+            ((ArrayNode) g.get("queues")).addObject().put("queueId", l.queueId()).put("brokerOffset", l.brokerOffset())
+                .put("consumerOffset", l.consumerOffset()).put("lag", l.lag());
+        }
+        ObjectNode ha = root.putObject("ha");
+        ha.put("role", metrics.sources().haRole().get());
+        ArrayNode slaves = ha.putArray("slaves");
+        for (SlaveStatus s : metrics.haSlaves()) {
+            slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset()).put("lagBytes", s.lagBytes())
+                .put("lagMs", s.lagMs());
+        }
+        ArrayNode series = root.putArray("series");
+        List<TrafficSampler.Sample> history = sampler.history();
+        for (TrafficSampler.Sample s : history) {
+            series.addObject().put("t", s.timeMs()).put("putTps", s.putTps()).put("getTps", s.getTps())
+                .put("putP99Ms", s.putP99Ms());
+        }
+        return root.toString();
+    }
+}

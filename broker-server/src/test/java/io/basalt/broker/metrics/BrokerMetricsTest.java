@@ -1,0 +1,161 @@
+package io.basalt.broker.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.ha.SlaveStatus;
+import io.basalt.store.FlushDiskType;
+import io.basalt.store.MessageStore;
+import io.basalt.store.MessageStoreOptions;
+import io.basalt.store.StoreConfig;
+import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.commitlog.PutMessageStatus;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BrokerMetricsTest {
+    @TempDir
+    Path root;
+    private MessageStore store;
+    private TopicConfigManager topics;
+    private ConsumerOffsetManager offsets;
+    private BrokerMetrics metrics;
+
+    @BeforeEach
+    void open() throws IOException {
+        store = MessageStore.open(StoreConfig.builder().storePathRootDir(root.toString())
+            .mappedFileSizeCommitLog(1024 * 1024).mappedFileSizeConsumeQueue(6000).flushDiskType(FlushDiskType.ASYNC_FLUSH)
+            .warmMapedFileEnable(false).flushIntervalCommitLog(10).build(), MessageStoreOptions.defaults().withIndexSize(64, 400));
+        store.load();
+        store.start();
+        topics = TopicConfigManager.open(root.resolve("config"), true, 4);
+        topics.createIfAbsent("Orders", 2, 6);
+        offsets = ConsumerOffsetManager.open(root.resolve("config"));
+        metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets, root, () -> 3, () -> 2,
+            List.of(new MetricsSources.ExecutorSource("send", () -> 5, () -> 7)), () -> "ASYNC_MASTER",
+            () -> List.of(new SlaveStatus("10.0.0.2:40000", 1, "10.0.0.2:10911", 1000, 24, 1500))));
+        store.commitLog().setFlushObserver(metrics.flushObserver());
+    }
+
+    @AfterEach
+    void close() {
+        store.shutdown();
+    }
+
+    private void put(String topic, int queueId, int bodySize) {
+        BrokerMessage m = BrokerMessage.builder().topic(topic).queueId(queueId).body(new byte[bodySize])
+            .properties(Map.of()).bornTimestamp(System.currentTimeMillis())
+            .bornHost(new InetSocketAddress("127.0.0.1", 40000)).storeHost(new InetSocketAddress("127.0.0.1", 10911)).build();
+        PutMessageStatus status = store.asyncPutMessage(m).join().status();
+        metrics.putDone(topic, status, 1, bodySize, 1_500_000);
+    }
+
+    private String scrape() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        new PrometheusTextFormatWriter(false).write(out, metrics.registry().scrape());
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static double sample(String text, String series) {
+        return text.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l -> Double.parseDouble(l.split(" ")[1]))
+            .findFirst().orElse(Double.NaN);
+    }
+
+    @Test
+    void countsPutsPerTopicAndStatusAndReadsTheBrokerState() throws Exception {
+        put("Orders", 0, 100);
+        put("Orders", 0, 100);
+        put("Orders", 1, 50);
+        metrics.putDone("Orders", PutMessageStatus.OS_PAGE_CACHE_BUSY, 1, 10, 1000);
+        metrics.pullServed();
+        metrics.messagesPulled(2);
+        offsets.commitOffset(null, "billing", "Orders", 0, 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("Orders", 0) == 2);
+
+        String text = scrape();
+        assertEquals(3, sample(text, "basalt_messages_put_total{topic=\"Orders\"}"));
+        assertEquals(250, sample(text, "basalt_put_bytes_total{topic=\"Orders\"}"));
+        assertEquals(3, sample(text, "basalt_put_requests_total{status=\"PUT_OK\"}"));
+        assertEquals(1, sample(text, "basalt_put_requests_total{status=\"OS_PAGE_CACHE_BUSY\"}"));
+        assertEquals(1, sample(text, "basalt_page_cache_busy_rejections_total"));
+        assertEquals(4, sample(text, "basalt_put_latency_seconds_count"));
+        assertEquals(4, sample(text, "basalt_put_latency_seconds_bucket{le=\"0.0025\"}"));
+        assertEquals(1, sample(text, "basalt_put_latency_seconds_bucket{le=\"0.001\"}"));
+        assertEquals(1, sample(text, "basalt_pull_requests_total"));
+        assertEquals(2, sample(text, "basalt_messages_pulled_total"));
+        assertEquals(1, sample(text, "basalt_consumer_lag_messages{group=\"billing\",queue=\"0\",topic=\"Orders\"}"));
+        assertEquals(store.getMaxPhyOffset(), sample(text, "basalt_commitlog_max_offset_bytes"));
+        assertEquals(3, sample(text, "basalt_connections"));
+        assertEquals(2, sample(text, "basalt_pull_held_requests"));
+        assertEquals(5, sample(text, "basalt_executor_queue_depth{executor=\"send\"}"));
+        assertEquals(7, sample(text, "basalt_executor_system_busy_total{executor=\"send\"}"));
+        assertEquals(1000, sample(text, "basalt_ha_slave_ack_offset_bytes{broker_id=\"1\",slave=\"10.0.0.2:10911\"}"));
+        assertEquals(24, sample(text, "basalt_ha_slave_lag_bytes{broker_id=\"1\",slave=\"10.0.0.2:10911\"}"));
+        assertEquals(1.5, sample(text, "basalt_ha_slave_lag_seconds{broker_id=\"1\",slave=\"10.0.0.2:10911\"}"));
+        double disk = sample(text, "basalt_disk_used_ratio");
+        assertTrue(disk > 0 && disk < 1, "disk ratio " + disk);
+        assertTrue(text.contains("jvm_buffer_pool_used_buffers{pool=\"mapped\"}"), "mapped buffer count exposed");
+        assertTrue(text.contains("jvm_buffer_pool_used_bytes{pool=\"direct\"}"), "direct memory exposed");
+    }
+
+    @Test
+    void flushObserverFeedsLatencyAndGroupSize() throws Exception {
+        metrics.flushObserver().flushed(2_000_000, 5);
+        metrics.flushObserver().flushed(1_000_000, 0);
+        String text = scrape();
+        assertEquals(2, sample(text, "basalt_flush_latency_seconds_count"));
+        assertEquals(1, sample(text, "basalt_flush_group_size_count"));
+        assertEquals(1, sample(text, "basalt_flush_group_size_bucket{le=\"8.0\"}"));
+        assertEquals(0, sample(text, "basalt_flush_group_size_bucket{le=\"4.0\"}"));
+    }
+
+    @Test
+    void statsLineAndSamplerReportTheLastInterval() {
+        AtomicLong clock = new AtomicLong(1_000_000);
+        StatsLogger stats = new StatsLogger(metrics, "broker-a", clock::get);
+        TrafficSampler sampler = new TrafficSampler(metrics, clock::get);
+        for (int i = 0; i < 6; i++) {
+            put("Orders", 0, 10);
+        }
+        metrics.messagesPulled(3);
+        offsets.commitOffset(null, "billing", "Orders", 0, 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("Orders", 0) == 6);
+        clock.addAndGet(2_000);
+        sampler.doWork();
+        TrafficSampler.Sample s = sampler.history().get(0);
+        assertEquals(3.0, s.putTps());
+        assertEquals(1.5, s.getTps());
+        assertTrue(s.putP99Ms() > 1.0 && s.putP99Ms() <= 2.5, "p99 in the 1..2.5 ms bucket: " + s.putP99Ms());
+        assertEquals(3.0, sampler.topicPutTps("Orders"));
+
+        clock.addAndGet(58_000);
+        String line = stats.line();
+        assertTrue(line.startsWith("[BROKER_STATS] [broker-a] Stats In One Minute, PUT SUM: 6 TPS: 0.10 P99: "), line);
+        assertTrue(line.contains("GET SUM: 3 TPS: 0.05, CONSUMER LAG: 4, DISK USED: "), line);
+        assertTrue(line.endsWith("COMMITLOG MAX OFFSET: " + store.getMaxPhyOffset()), line);
+        clock.addAndGet(60_000);
+        assertTrue(stats.line().contains("PUT SUM: 0 TPS: 0.00 P99: 0.000 ms"), "the next minute starts from zero");
+
+        String json = new StatusReport(metrics, sampler, "broker-a").json();
+        assertTrue(json.contains("\"name\":\"Orders\""), json);
+        assertTrue(json.contains("\"group\":\"billing\",\"topic\":\"Orders\",\"lag\":4"), json);
+        assertTrue(json.contains("\"role\":\"ASYNC_MASTER\""), json);
+        assertTrue(json.contains("\"series\":[{\"t\":1002000,\"putTps\":3.0"), json);
+    }
+}

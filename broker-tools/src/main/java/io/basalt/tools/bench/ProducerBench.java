@@ -1,0 +1,140 @@
+package io.basalt.tools.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.SendCallback;
+import org.apache.rocketmq.client.producer.SendResult;
+import org.apache.rocketmq.client.producer.SendStatus;
+import org.apache.rocketmq.common.message.Message;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code mqbench producer}: sends fixed-size messages from N threads for a duration or a count. */
+@Command(name = "producer", mixinStandardHelpOptions = true, description = "Send messages as fast as the broker takes them.")
+final class ProducerBench implements Callable<Integer> {
+    enum Mode { sync, async, oneway }
+
+    @Option(names = {"-n", "--namesrv"}, defaultValue = "127.0.0.1:10911",
+        description = "NameServer address(es); a Basalt broker answers route queries itself (default: ${DEFAULT-VALUE})")
+    String namesrv;
+    @Option(names = {"-t", "--threads"}, defaultValue = "16", description = "sending threads (default: ${DEFAULT-VALUE})")
+    int threads;
+    @Option(names = {"-s", "--size"}, defaultValue = "1024", description = "message body bytes (default: ${DEFAULT-VALUE})")
+    int size;
+    @Option(names = {"-d", "--duration"}, defaultValue = "0", description = "seconds to run (0: until --count)")
+    int durationSeconds;
+    @Option(names = {"-c", "--count"}, defaultValue = "0", description = "messages to send in total (0: until --duration)")
+    long count;
+    @Option(names = {"--topic"}, defaultValue = "BenchmarkTest", description = "topic (default: ${DEFAULT-VALUE})")
+    String topic;
+    @Option(names = {"-m", "--mode"}, defaultValue = "sync", description = "sync, async or oneway (default: ${DEFAULT-VALUE})")
+    Mode mode;
+    @Option(names = {"--max-in-flight"}, defaultValue = "1024", description = "async sends outstanding at most (default: ${DEFAULT-VALUE})")
+    int maxInFlight;
+    @Option(names = {"-g", "--group"}, defaultValue = "mqbench_producer", description = "producer group (default: ${DEFAULT-VALUE})")
+    String group;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        if (durationSeconds <= 0 && count <= 0) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give --duration or --count");
+        }
+        if (threads < 1 || size < 1) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--threads and --size must be at least 1");
+        }
+        java.io.PrintWriter out = spec.commandLine().getOut();
+        DefaultMQProducer producer = new DefaultMQProducer(group);
+        producer.setNamesrvAddr(namesrv);
+        producer.setInstanceName("mqbench-" + ProcessHandle.current().pid());
+        producer.setMaxMessageSize(Math.max(4 * 1024 * 1024, size + 1024));
+        producer.start();
+        out.printf("mqbench producer: topic %s, %d threads, %d-byte bodies, %s sends, %s to %s%n", topic, threads, size,
+            mode, durationSeconds > 0 ? durationSeconds + " s" : count + " messages", namesrv);
+        BenchReport report = new BenchReport(out, "send");
+        byte[] body = new byte[size];
+        java.util.Arrays.fill(body, (byte) 'x');
+        long deadline = durationSeconds > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
+        AtomicLong remaining = new AtomicLong(count > 0 ? count : Long.MAX_VALUE);
+        Semaphore inFlight = new Semaphore(maxInFlight);
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(() -> sendLoop(producer, body, deadline, remaining, inFlight, report), "mqbench-producer-" + i);
+            t.start();
+            workers.add(t);
+        }
+        try {
+            while (workers.stream().anyMatch(Thread::isAlive)) {
+                for (Thread t : workers) {
+                    t.join(1000);
+                    if (t.isAlive()) {
+                        break;
+                    }
+                }
+                report.tick();
+            }
+            inFlight.acquire(maxInFlight);
+            // Before the producer's shutdown, so that the summary's time is the sending time.
+            report.summary();
+        } finally {
+            producer.shutdown();
+        }
+        return report.errors() == 0 ? 0 : 1;
+    }
+
+    private void sendLoop(DefaultMQProducer producer, byte[] body, long deadline, AtomicLong remaining, Semaphore inFlight,
+        BenchReport report) {
+        while (System.nanoTime() < deadline && remaining.getAndDecrement() > 0) {
+            Message msg = new Message(topic, body);
+            long begin = System.nanoTime();
+            try {
+                switch (mode) {
+                    case sync -> {
+                        SendResult r = producer.send(msg);
+                        if (r.getSendStatus() == SendStatus.SEND_OK) {
+                            report.success(System.nanoTime() - begin);
+                        } else {
+                            report.error();
+                        }
+                    }
+                    case oneway -> {
+                        producer.sendOneway(msg);
+                        report.success(System.nanoTime() - begin);
+                    }
+                    case async -> {
+                        inFlight.acquire();
+                        producer.send(msg, new SendCallback() {
+                            @Override
+                            public void onSuccess(SendResult r) {
+                                inFlight.release();
+                                report.success(System.nanoTime() - begin);
+                            }
+
+                            @Override
+                            public void onException(Throwable e) {
+                                inFlight.release();
+                                report.error();
+                            }
+                        });
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                if (mode == Mode.async) {
+                    inFlight.release();
+                }
+                report.error();
+            }
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.basalt.tools;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A Basalt broker in its own JVM, with its metrics endpoint on a free port (the official client's Netty 4.1 and fastjson stay out of it),
+ * started from broker-server's packaged jar and target/lib exactly as bin/mqbroker does, with a store
+ * under a test directory, small mapped files and a free port. {@link #close()} kills it (and anything it
+ * started) if it is still alive, so no process outlives a failed test.
+ */
+final class BrokerProcess implements AutoCloseable {
+    static final Path BASALT_HOME = Path.of(System.getProperty("basalt.home", "..")).toAbsolutePath().normalize();
+
+    private final Path dir;
+    private final Path confFile;
+    private final int port;
+    private final int metricsPort;
+    private Process process;
+
+    private BrokerProcess(Path dir, int port, Map<String, String> extra) throws IOException {
+        this.dir = dir;
+        this.port = port;
+        this.metricsPort = freePort();
+        this.confFile = dir.resolve("broker.conf");
+        Files.createDirectories(dir);
+        Map<String, String> conf = new LinkedHashMap<>();
+        conf.put("brokerClusterName", "DefaultCluster");
+        conf.put("brokerName", "broker-a");
+        conf.put("brokerId", "0");
+        conf.put("brokerRole", "ASYNC_MASTER");
+        conf.put("listenPort", Integer.toString(port));
+        conf.put("brokerIP1", "127.0.0.1");
+        conf.put("storePathRootDir", dir.resolve("store").toString());
+        conf.put("storePathCommitLog", dir.resolve("store/commitlog").toString());
+        conf.put("mappedFileSizeCommitLog", Integer.toString(4 * 1024 * 1024));
+        conf.put("mappedFileSizeConsumeQueue", Integer.toString(300_000));
+        conf.put("maxMessageSize", Integer.toString(1024 * 1024));
+        conf.put("flushDiskType", "ASYNC_FLUSH");
+        conf.put("autoCreateTopicEnable", "true");
+        conf.put("defaultTopicQueueNums", "4");
+        conf.put("flushConsumerOffsetInterval", "1000");
+        conf.put("maxHashSlotNum", "10000");
+        conf.put("maxIndexNum", "40000");
+        conf.put("metricsPort", Integer.toString(metricsPort));
+        conf.putAll(extra);
+        Files.writeString(confFile, conf.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining("\n", "", "\n")));
+    }
+
+    /** A broker configuration in {@code dir} on a free port; not started. */
+    static BrokerProcess create(Path dir, Map<String, String> extra) throws IOException {
+        return new BrokerProcess(dir, freePort(), extra);
+    }
+
+    static BrokerProcess start(Path dir) throws IOException {
+        BrokerProcess b = create(dir, Map.of());
+        b.start();
+        return b;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    Path confFile() {
+        return confFile;
+    }
+
+    Path storeDir() {
+        return dir.resolve("store");
+    }
+
+    int port() {
+        return port;
+    }
+
+    String brokerName() {
+        return "broker-a";
+    }
+
+    int metricsPort() {
+        return metricsPort;
+    }
+
+    /** The process id of the running broker. */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Sends {@code signal} (e.g. "INT", "TERM") and waits for the exit; returns the exit status. */
+    int signalAndWait(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " failed");
+        }
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("broker did not stop within 60 s of SIG" + signal);
+        }
+        return process.exitValue();
+    }
+
+    /** What a client puts in namesrvAddr: the broker answers route queries itself. */
+    String address() {
+        return "127.0.0.1:" + port;
+    }
+
+    /** The java command bin/mqbroker would run, with a small heap. */
+    static List<String> javaCommand(String... args) {
+        Path target = BASALT_HOME.resolve("broker-server/target");
+        Path jar;
+        try (Stream<Path> files = Files.list(target)) {
+            jar = files.filter(p -> p.getFileName().toString().matches("broker-server-.*\\.jar"))
+                .filter(p -> !p.getFileName().toString().contains("-sources") && !p.getFileName().toString().contains("-tests"))
+                .findFirst().orElseThrow(() -> new IllegalStateException("no broker-server jar in " + target
+                    + ": run mvn -pl broker-tools -am package -DskipTests first"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        // Tests keep the broker small; the benchmark passes bin/mqbroker's defaults through basalt.broker.jvm.
+        cmd.addAll(List.of(System.getProperty("basalt.broker.jvm",
+            "-Xms128m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC").trim().split("\\s+")));
+        cmd.addAll(List.of("-Dlogback.configurationFile=" + BASALT_HOME.resolve("conf/logback.xml"),
+            "-cp", jar + File.pathSeparator + target.resolve("lib") + File.separator + "*",
+            "io.basalt.broker.BrokerStartup"));
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    /** Starts the broker and waits until its port answers. */
+    void start() throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(javaCommand("start", "-c", confFile.toString()))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.out").toFile()));
+        pb.environment().put("BASALT_LOG_DIR", dir.resolve("logs").toString());
+        process = pb.start();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("broker exited with " + process.exitValue() + ": " + output());
+            }
+            return answers(port);
+        });
+    }
+
+    static boolean answers(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    String output() throws IOException {
+        Path out = dir.resolve("broker.out");
+        return Files.exists(out) ? Files.readString(out) : "";
+    }
+
+    /** SIGTERM, then waits for a clean exit; returns the exit status. */
+    int stopGracefully() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("broker did not stop within 60 s");
+        }
+        return process.exitValue();
+    }
+
+    boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+}
