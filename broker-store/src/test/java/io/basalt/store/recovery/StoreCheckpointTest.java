@@ -125,28 +125,6 @@ class StoreCheckpointTest extends LeakCheck {
     }
 
     @Test
-    void flushServiceWritesTheCheckpointWhileRunning() throws Exception {
-        Path file = dir.resolve(StoreCheckpoint.FILE_NAME);
-        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
-            CheckpointFlushService service = new CheckpointFlushService(cp, 10);
-            service.start();
-            try {
-                cp.physicRecoveryOffset(4096);
-                cp.physicMsgTimestamp(99);
-                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> {
-                    ByteBuffer raw = ByteBuffer.wrap(Files.readAllBytes(file));
-                    return raw.getLong(0) == 99;
-                });
-            } finally {
-                service.shutdown();
-            }
-        }
-        try (StoreCheckpoint cp = StoreCheckpoint.open(file)) {
-            assertEquals(4096, cp.physicRecoveryOffset());
-        }
-    }
-
-    @Test
     void abortMarkerIsCreatedAndDeleted() throws Exception {
         AbortMarker marker = AbortMarker.in(dir.resolve("root"));
         assertFalse(marker.exists());
