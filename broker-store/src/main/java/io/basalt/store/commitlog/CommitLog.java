@@ -287,7 +287,7 @@ public final class CommitLog {
         if (now - lastCheckpointFlushMs >= config.flushCommitLogThoroughInterval()) {
             lastCheckpointFlushMs = now;
             try {
-                checkpoint.flush();
+                checkpoint.flushIfChanged();
             } catch (IOException e) {
                 // The log itself is durable; only a later crash recovery would scan further back.
                 LOG.warn("could not write the checkpoint {}: {}", checkpoint.file(), e.toString());
