@@ -37,10 +37,10 @@ class ReplicationFaultTest {
     @Test
     void stalledSlaveGivesFlushSlaveTimeoutThenRecovers() throws Exception {
         try (HANode master = HANode.open(dir.resolve("m"), FlushDiskType.ASYNC_FLUSH)
-                 .asMaster(config(256L << 20, 300), true);
+                 .asMaster(config(256L << 20, 1000), true);
              TcpProxy proxy = new TcpProxy(master.haAddress());
              HANode slave = HANode.open(dir.resolve("s"), FlushDiskType.ASYNC_FLUSH)
-                 .asSlave(config(256L << 20, 300), proxy.address())) {
+                 .asSlave(config(256L << 20, 1000), proxy.address())) {
             await().atMost(ofSeconds(10)).until(() -> master.master.slaves().size() == 1);
             assertEquals(PutMessageStatus.PUT_OK, master.put("TopicF", 0, 512).status());
             proxy.stall();

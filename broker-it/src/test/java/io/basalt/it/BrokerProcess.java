@@ -44,6 +44,9 @@ public final class BrokerProcess implements AutoCloseable {
         conf.put("brokerId", "0");
         conf.put("brokerRole", "ASYNC_MASTER");
         conf.put("listenPort", Integer.toString(port));
+        // Free ports for HA and metrics too: listenPort + 1 and 5557 may be taken on a shared machine.
+        conf.put("haListenPort", Integer.toString(freePort()));
+        conf.put("metricsPort", "0");
         conf.put("brokerIP1", "127.0.0.1");
         conf.put("storePathRootDir", dir.resolve("store").toString());
         conf.put("storePathCommitLog", dir.resolve("store/commitlog").toString());

@@ -18,11 +18,14 @@ import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.store.OffsetStore;
+import org.apache.rocketmq.client.consumer.store.ReadOffsetType;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -154,6 +157,9 @@ class ConsumerTest {
         Map<String, MessageExt> before = new ConcurrentHashMap<>();
         DefaultMQPushConsumer c = push("cg-restart", topic, "*", before, ConcurrentHashMap.newKeySet());
         await().atMost(Duration.ofSeconds(60)).until(() -> before.size() == 40);
+        // The listener sees a batch before the client advances its offset past it: wait for the offsets
+        // of all 40, so the shutdown persists them and nothing is delivered twice by at-least-once.
+        await().atMost(Duration.ofSeconds(30)).until(() -> consumedOffsets(c, topic) == 40);
         c.shutdown();   // persists its offsets to the broker
         cleanups.clear();
         producer.shutdown();
@@ -172,6 +178,16 @@ class ConsumerTest {
         }
         assertEquals(expected, after.keySet().stream().collect(Collectors.toSet()),
             "only messages after the committed offsets are delivered again");
+    }
+
+    /** The sum of the push consumer's in-memory offsets over the topic's queues (what its shutdown persists). */
+    private static long consumedOffsets(DefaultMQPushConsumer c, String topic) throws Exception {
+        OffsetStore store = c.getDefaultMQPushConsumerImpl().getOffsetStore();
+        long sum = 0;
+        for (MessageQueue mq : c.fetchSubscribeMessageQueues(topic)) {
+            sum += Math.max(0, store.readOffset(mq, ReadOffsetType.READ_FROM_MEMORY));
+        }
+        return sum;
     }
 
     @Test

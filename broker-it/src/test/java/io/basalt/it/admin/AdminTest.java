@@ -126,6 +126,8 @@ class AdminTest {
     void topicStatsShowMinAndMaxOffsetsPerQueue() throws Exception {
         admin.createAndUpdateTopicConfig(broker.address(), new TopicConfig("AdminStats", 2, 2, 6));
         send("AdminStats", 10);
+        // Max offsets come from the consume queues, which the dispatcher fills just after the send returns.
+        await().atMost(Duration.ofSeconds(30)).until(() -> sumMax(admin.examineTopicStats("AdminStats")) == 10);
         TopicStatsTable stats = admin.examineTopicStats("AdminStats");
         assertEquals(2, stats.getOffsetTable().size());
         assertEquals(10, sumMax(stats));

@@ -315,9 +315,11 @@ class ServerClientTest {
         await().atMost(ofSeconds(10)).until(() -> !asyncAnswers.isEmpty());
         Thread stopper = new Thread(server::shutdown, "TestStopper");
         stopper.start();
-        await().atMost(ofSeconds(10)).until(() -> stopper.getState() == Thread.State.WAITING
-            || stopper.getState() == Thread.State.TIMED_WAITING);
-        assertFalse(call.isDone());
+        // The stopper first closes the listening socket, then drains: until the drain began, an echo on
+        // the open connection is still served; from then on every new request is turned away.
+        await().atMost(ofSeconds(10)).until(() ->
+            client.invokeSync(address, RemotingCommand.request(ECHO), 5_000).code() == ResponseCode.GO_AWAY);
+        assertFalse(call.isDone(), "the accepted request is still being waited for");
         RemotingCommand late = client.invokeSync(address, RemotingCommand.request(ECHO), 5_000);
         assertEquals(ResponseCode.GO_AWAY, late.code(), "requests arriving during the drain are turned away");
         asyncAnswers.poll().complete(RemotingCommand.response(ResponseCode.SUCCESS, "drained"));
