@@ -26,7 +26,12 @@ public final class TransientStorePool {
     private volatile boolean destroyed;
     private volatile boolean lowWarned;
 
-    /** Allocates (and mlocks) {@code poolSize} direct buffers of {@code fileSize} bytes. */
+    /**
+     * Allocates (and mlocks) {@code poolSize} direct buffers of {@code fileSize} bytes.
+     *
+     * @throws IllegalStateException when the JVM's direct memory cannot hold the pool (the buffers
+     *                               allocated so far are freed first)
+     */
     public TransientStorePool(int poolSize, int fileSize) {
         if (poolSize <= 0 || fileSize <= 0) {
             throw new IllegalArgumentException("transientStorePoolSize and the file size must be positive: "
@@ -36,7 +41,17 @@ public final class TransientStorePool {
         this.fileSize = fileSize;
         boolean anyLocked = false;
         for (int i = 0; i < poolSize; i++) {
-            ByteBuffer buffer = ByteBuffer.allocateDirect(fileSize);
+            ByteBuffer buffer;
+            try {
+                buffer = ByteBuffer.allocateDirect(fileSize);
+            } catch (OutOfMemoryError e) {
+                // A start-up configuration error, not a dying JVM: say what to change.
+                freeAll(anyLocked);
+                throw new IllegalStateException("transientStorePoolEnable: buffer " + (i + 1) + " of " + poolSize
+                    + " (" + fileSize + " bytes each, " + (long) poolSize * fileSize + " in all) does not fit in the"
+                    + " JVM's direct memory (" + e.getMessage() + "); raise -XX:MaxDirectMemorySize or lower"
+                    + " transientStorePoolSize", e);
+            }
             anyLocked |= NativeIO.mlock(buffer, fileSize);
             available.addLast(buffer);
         }
@@ -100,8 +115,19 @@ public final class TransientStorePool {
         }
     }
 
+    private void freeAll(boolean unlock) {
+        ByteBuffer buffer;
+        while ((buffer = available.pollFirst()) != null) {
+            free(buffer, unlock);
+        }
+    }
+
     private void free(ByteBuffer buffer) {
-        if (locked) {
+        free(buffer, locked);
+    }
+
+    private void free(ByteBuffer buffer, boolean unlock) {
+        if (unlock) {
             NativeIO.munlock(buffer, fileSize);
         }
         Unmapper.unmap("TransientStorePool buffer", buffer);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -22,6 +23,15 @@ class TransientStorePoolTest extends LeakCheck {
 
     @TempDir
     Path dir;
+
+    @Test
+    void aPoolLargerThanTheDirectMemoryIsAClearStartUpError() {
+        // Each buffer alone is over the tests' 1 GiB direct-memory cap, so nothing is allocated.
+        int hugeFile = Integer.MAX_VALUE - 8;
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> new TransientStorePool(5, hugeFile));
+        assertTrue(e.getMessage().contains("buffer 1 of 5") && e.getMessage().contains("-XX:MaxDirectMemorySize")
+            && e.getMessage().contains("transientStorePoolSize"), e.getMessage());
+    }
 
     @Test
     void readersSeeOnlyCommittedBytesAndTheBufferReturnsWhenFullAndCommitted() throws IOException {
