@@ -171,9 +171,9 @@ public final class MessageStore implements AutoCloseable {
             index.deleteFilesEndingAtOrAfter(commitLog.checkpoint().indexMsgTimestamp());
         }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
-        if (firstRecovered[0] >= 0 && firstRecovered[0] < resume) {
+        if (crashed && firstRecovered[0] >= 0 && firstRecovered[0] < resume) {
             // after a crash, queue and index tails that were never flushed are rebuilt from the
-            // CommitLog's recovery point on
+            // CommitLog's recovery point on; a clean shutdown flushed them, so their own end is trusted
             resume = firstRecovered[0];
         }
         ReputMessageService recovering = new ReputMessageService(dispatchSource(true), queues, index, null, resume, 0);
