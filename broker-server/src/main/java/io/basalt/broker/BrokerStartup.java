@@ -37,15 +37,20 @@ public final class BrokerStartup {
 
     public static void main(String[] args) throws InterruptedException {
         int status = run(args, System.out, System.err);
-        if (status != 0 || !isStart(args)) {
+        if (status != 0 || !startsABroker(args)) {
             System.exit(status);
         }
         // Foreground: the broker runs until a signal starts the JVM's shutdown, which runs the hook.
         new CountDownLatch(1).await();
     }
 
-    private static boolean isStart(String[] args) {
-        return java.util.Arrays.asList(args).contains("start");
+    /** True for a {@code start} that serves; false for {@code stop}, {@code --help} and {@code start --help}. */
+    static boolean startsABroker(String[] args) {
+        try {
+            return BrokerCommandLine.parse(args).action() == BrokerCommandLine.Action.START;
+        } catch (ConfigException e) {
+            return false;
+        }
     }
 
     /** Runs the command; for {@code start}, returns once the broker serves (its shutdown hook ends it). */

@@ -35,6 +35,15 @@ class BrokerStartupTest {
     }
 
     @Test
+    void onlyAStartThatServesKeepsTheJvmRunning() {
+        assertTrue(BrokerStartup.startsABroker(new String[] {"start", "-c", "conf/broker.conf"}));
+        assertFalse(BrokerStartup.startsABroker(new String[] {"start", "--help"}), "start --help prints and exits");
+        assertFalse(BrokerStartup.startsABroker(new String[] {"--help"}));
+        assertFalse(BrokerStartup.startsABroker(new String[] {"stop"}));
+        assertFalse(BrokerStartup.startsABroker(new String[] {"strat"}));
+    }
+
+    @Test
     void presetLogDirFollowsLogsDirElseTheStoreRoot() throws Exception {
         Path conf = dir.resolve("broker.conf");
         Files.writeString(conf, "storePathRootDir=" + dir.resolve("data/store") + "\n");
