@@ -1,11 +1,15 @@
 package io.basalt.broker;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +19,7 @@ import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
+import io.basalt.broker.config.ConfigException;
 import io.basalt.broker.config.HaSettings;
 import io.basalt.broker.config.StoreSettings;
 import io.basalt.broker.longpolling.PullRequestHoldService;
@@ -34,6 +39,7 @@ import io.basalt.broker.processor.admin.BrokerRuntimeStats;
 import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
+import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
@@ -46,6 +52,7 @@ import io.basalt.broker.namesrv.NameServerRegistrar;
 import io.basalt.remoting.netty.NettyClientConfig;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.netty.NettyRemotingServer;
 import io.basalt.remoting.netty.NettyServerConfig;
@@ -59,7 +66,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Assembles one broker from its configuration: store → topic, offset and client state → processors
+ * Assembles one broker from its configuration: store → topic, offset, subscription group and client state → processors
  * on their executors → remoting server. {@link #start()} goes bottom-up; {@link #shutdown()} top-down:
  * release held pulls, stop accepting and answer what is in flight, persist offsets and topics, shut the
  * store down (flush, checkpoint, unmap, abort marker removed last). Both are idempotent; start and
@@ -80,6 +87,7 @@ public final class BrokerController {
     private final MessageStore store;
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
+    private final SubscriptionGroupManager subscriptionGroups;
     private final ClientManager clients;
     private final PullRequestHoldService pullHold;
     private final NettyRemotingServer remotingServer;
@@ -98,12 +106,13 @@ public final class BrokerController {
     private boolean shutdown;
 
     private BrokerController(BrokerConfiguration configuration, MessageStore store, TopicConfigManager topics,
-        ConsumerOffsetManager offsets, Replication replication) {
+        ConsumerOffsetManager offsets, SubscriptionGroupManager subscriptionGroups, Replication replication) {
         this.replication = replication;
         this.configuration = configuration;
         this.store = store;
         this.topics = topics;
         this.offsets = offsets;
+        this.subscriptionGroups = subscriptionGroups;
         BrokerConfig broker = configuration.broker();
         this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis);
         this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
@@ -123,7 +132,7 @@ public final class BrokerController {
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
-            replication::acceptsWrites, store, topics, offsets, clients,
+            replication::acceptsWrites, store, topics, offsets, subscriptionGroups, clients,
             new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters, replication::brokerAddrs,
             replication::slaveToSuggest);
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
@@ -141,18 +150,52 @@ public final class BrokerController {
      *
      * @throws IOException when the store or a metadata file cannot be opened or is corrupt beyond its backup
      */
-    public static BrokerController create(BrokerConfiguration configuration) throws IOException {
+    public static BrokerController create(BrokerConfiguration configured) throws IOException {
+        BrokerConfiguration configuration = withConcretePorts(configured);
         StoreSettings s = configuration.store();
         Path configDir = s.storePathRootDir().resolve("config");
         TopicConfigManager topics = TopicConfigManager.open(configDir, configuration.broker().autoCreateTopicEnable(),
             configuration.broker().defaultTopicQueueNums());
         ConsumerOffsetManager offsets = ConsumerOffsetManager.open(configDir);
+        SubscriptionGroupManager subscriptionGroups = SubscriptionGroupManager.open(configDir,
+            configuration.broker().autoCreateSubscriptionGroup());
         MessageStore store = MessageStore.open(storeConfig(s), storeOptions(s));
         try {
-            return new BrokerController(configuration, store, topics, offsets, replication(configuration, store));
+            return new BrokerController(configuration, store, topics, offsets, subscriptionGroups,
+                replication(configuration, store));
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
+        }
+    }
+
+    /**
+     * {@code listenPort=0} (and {@code haListenPort=0}) ask for free ports. They are picked here, before
+     * anything is built, because the port is part of the broker's identity: the store host inside
+     * every offset message id, the route address and the HA peer address all carry it.
+     */
+    static BrokerConfiguration withConcretePorts(BrokerConfiguration configuration) throws IOException {
+        BrokerConfig broker = configuration.broker();
+        boolean listenFree = broker.listenPort() == 0;
+        boolean haFree = configuration.ha().haListenPort() == 0;
+        if (!listenFree && !haFree) {
+            return configuration;
+        }
+        Map<String, String> properties = new LinkedHashMap<>(configuration.asProperties());
+        InetAddress bind = InetAddress.getByName(broker.bindAddress());
+        // Both sockets stay open until both ports are known, so the two ports differ.
+        try (ServerSocket listen = new ServerSocket(0, 1, bind); ServerSocket ha = new ServerSocket(0, 1, bind)) {
+            if (listenFree) {
+                properties.put("listenPort", Integer.toString(listen.getLocalPort()));
+            }
+            if (haFree) {
+                properties.put("haListenPort", Integer.toString(ha.getLocalPort()));
+            }
+        }
+        try {
+            return BrokerConfiguration.of(properties);
+        } catch (ConfigException e) {
+            throw new IllegalStateException("the configuration with free ports picked is invalid: " + e.getMessage(), e);
         }
     }
 
@@ -218,7 +261,6 @@ public final class BrokerController {
         RequestExecutor clientManage = executor("ClientManageThread_", 4, 10_000, 0);
         RequestExecutor consumerManage = executor("ConsumerManageThread_", 4, 10_000, 0);
         RequestExecutor route = executor("RouteThread_", 2, 10_000, 0);
-        RequestExecutor admin = executor("AdminBrokerThread_", 2, 10_000, 0);
 
         SendMessageProcessor sendProcessor = new SendMessageProcessor(context);
         register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
@@ -246,6 +288,9 @@ public final class BrokerController {
         register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store),
             RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
             RequestCode.GET_CONSUMER_RUNNING_INFO, RequestCode.CONSUME_MESSAGE_DIRECTLY);
+        register(admin, new SubscriptionGroupAdminProcessor(subscriptionGroups, offsets),
+            RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG,
+            RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, RequestCode.DELETE_SUBSCRIPTIONGROUP);
         register(admin, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
             RequestCode.DELETE_TOPIC_IN_NAMESRV);

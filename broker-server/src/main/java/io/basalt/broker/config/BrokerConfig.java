@@ -60,6 +60,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.DEFAULT_TOPIC_QUEUE_NUMS);
     }
 
+    /** Whether an unknown consumer group is created on its first heartbeat or pull (RocketMQ's system groups always are). */
+    public boolean autoCreateSubscriptionGroup() {
+        return values.get(ConfigKeys.AUTO_CREATE_SUBSCRIPTION_GROUP);
+    }
+
     public int sendMessageThreadPoolNums() {
         return values.get(ConfigKeys.SEND_MESSAGE_THREAD_POOL_NUMS);
     }

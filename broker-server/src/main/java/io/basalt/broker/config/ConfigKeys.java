@@ -60,6 +60,10 @@ final class ConfigKeys {
     static final ConfigKey<Integer> DEFAULT_TOPIC_QUEUE_NUMS = key("defaultTopicQueueNums", BROKER, integer(1, 1024), "8",
         "Queues of an auto-created topic");
 
+    // Consumer groups
+    static final ConfigKey<Boolean> AUTO_CREATE_SUBSCRIPTION_GROUP = key("autoCreateSubscriptionGroup", BROKER, bool(), "true",
+        "Record a consumer group in config/subscriptionGroup.json on its first heartbeat or pull");
+
     // Request thread pools
     static final ConfigKey<Integer> SEND_MESSAGE_THREAD_POOL_NUMS = computed("sendMessageThreadPoolNums", BROKER, integer(1, 256),
         "min(processors, 4)", r -> String.valueOf(Math.min(r.environment().processors(), 4)), "Threads that handle sends");
@@ -155,7 +159,7 @@ final class ConfigKeys {
             return String.valueOf(listenPort == 0 ? 0 : listenPort + 1);
         }, "Port a master listens on for its slaves (0 picks a free port)");
     static final ConfigKey<Optional<HostPort>> HA_MASTER_ADDRESS = key("haMasterAddress", HA, optionalHostPort(), "",
-        "A slave's master, host:haListenPort; unset: learned from the name servers");
+        "A slave's master, host:haListenPort; a slave needs it");
     static final ConfigKey<Integer> HA_MAX_GAP_NOT_IN_SYNC = key("haMaxGapNotInSync", HA, integer(0, MAX), "268435456",
         "A slave further behind than this many bytes is not in sync");
     static final ConfigKey<Integer> HA_SEND_HEARTBEAT_INTERVAL = key("haSendHeartbeatInterval", HA, integer(1, MAX_MS), "5000",
@@ -178,7 +182,7 @@ final class ConfigKeys {
     /** The table, in resolution order. */
     static final List<ConfigKey<?>> ALL = List.of(
         BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, NAMESRV_ADDR,
-        AUTO_CREATE_TOPIC_ENABLE, DEFAULT_TOPIC_QUEUE_NUMS,
+        AUTO_CREATE_TOPIC_ENABLE, DEFAULT_TOPIC_QUEUE_NUMS, AUTO_CREATE_SUBSCRIPTION_GROUP,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
         FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT,

@@ -133,9 +133,11 @@ final class ConfigResolver {
             warnings.add("brokerId=" + brokerId + " with brokerRole=" + role + ": a master's id is always 0; using 0");
             values.correct(ConfigKeys.BROKER_ID, 0L);
         }
-        if (role == BrokerRole.SLAVE && values.has(ConfigKeys.HA_MASTER_ADDRESS) && values.has(ConfigKeys.NAMESRV_ADDR)
-            && values.get(ConfigKeys.HA_MASTER_ADDRESS).isEmpty() && values.get(ConfigKeys.NAMESRV_ADDR).isEmpty()) {
-            problems.add("brokerRole=SLAVE needs haMasterAddress, or namesrvAddr to learn its master from");
+        // A slave replicates from the address it is given; learning the master from the name servers is
+        // not implemented, so a slave without haMasterAddress would never replicate.
+        if (role == BrokerRole.SLAVE && values.has(ConfigKeys.HA_MASTER_ADDRESS)
+            && values.get(ConfigKeys.HA_MASTER_ADDRESS).isEmpty()) {
+            problems.add("brokerRole=SLAVE needs haMasterAddress (the master's host:haListenPort)");
         }
     }
 

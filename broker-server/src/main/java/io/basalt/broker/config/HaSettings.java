@@ -19,7 +19,7 @@ public final class HaSettings {
         return values.get(ConfigKeys.HA_LISTEN_PORT);
     }
 
-    /** A slave's master; empty when it is learned from the name servers. */
+    /** A slave's master (required for a slave); empty on a master. */
     public Optional<HostPort> haMasterAddress() {
         return values.get(ConfigKeys.HA_MASTER_ADDRESS);
     }

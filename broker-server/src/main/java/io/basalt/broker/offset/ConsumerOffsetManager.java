@@ -84,6 +84,12 @@ public final class ConsumerOffsetManager {
         return groups;
     }
 
+    /** Forgets every offset of a group (group deleted with cleanOffset). */
+    public void removeGroup(String group) {
+        // topic names cannot contain the separator, so the first one ends the topic
+        offsetTable.keySet().removeIf(k -> k.substring(k.indexOf(SEPARATOR) + 1).equals(group));
+    }
+
     /** Forgets every offset of a topic (topic deleted). */
     public void removeTopic(String topic) {
         offsetTable.keySet().removeIf(k -> k.startsWith(topic + SEPARATOR));

@@ -11,6 +11,7 @@ import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.store.MessageStore;
 
@@ -26,17 +27,17 @@ import io.basalt.store.MessageStore;
  */
 public record BrokerContext(RouteBodies.BrokerIdentity identity, InetSocketAddress storeHost, int maxMessageSize,
                             BooleanSupplier writability, MessageStore store, TopicConfigManager topics,
-                            ConsumerOffsetManager offsets, ClientManager clients, QueueLockManager locks,
-                            PullRequestHoldService pullHold, BrokerCounters counters,
-                            Supplier<Map<Long, String>> brokerAddrs, LongSupplier slaveToSuggest) {
+                            ConsumerOffsetManager offsets, SubscriptionGroupManager subscriptionGroups,
+                            ClientManager clients, QueueLockManager locks, PullRequestHoldService pullHold,
+                            BrokerCounters counters, Supplier<Map<Long, String>> brokerAddrs, LongSupplier slaveToSuggest) {
 
     /** A broker without replication: fixed writability, alone in its group, no slave to suggest. */
     public BrokerContext(RouteBodies.BrokerIdentity identity, InetSocketAddress storeHost, int maxMessageSize,
                          boolean writable, MessageStore store, TopicConfigManager topics, ConsumerOffsetManager offsets,
-                         ClientManager clients, QueueLockManager locks, PullRequestHoldService pullHold,
-                         BrokerCounters counters) {
-        this(identity, storeHost, maxMessageSize, () -> writable, store, topics, offsets, clients, locks, pullHold,
-            counters, () -> Map.of(identity.brokerId(), identity.brokerAddr()), () -> -1);
+                         SubscriptionGroupManager subscriptionGroups, ClientManager clients, QueueLockManager locks,
+                         PullRequestHoldService pullHold, BrokerCounters counters) {
+        this(identity, storeHost, maxMessageSize, () -> writable, store, topics, offsets, subscriptionGroups, clients,
+            locks, pullHold, counters, () -> Map.of(identity.brokerId(), identity.brokerAddr()), () -> -1);
     }
 
     /** Whether producers' writes are accepted now: a running, unfenced master (a slave or a deposed master refuses). */

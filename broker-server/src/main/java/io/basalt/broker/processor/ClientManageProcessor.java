@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -17,6 +18,7 @@ import io.basalt.broker.client.QueueLockManager.MessageQueue;
 import io.basalt.broker.client.SubscriptionData;
 import io.basalt.broker.protocol.HeartbeatData;
 import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicValidator;
 import io.basalt.remoting.processor.RequestContext;
@@ -28,8 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Client membership: HEART_BEAT (registers producers and consumers with their subscriptions and
- * creates each group's {@code %RETRY%} topic), UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP (what
+ * Client membership: HEART_BEAT (registers producers and consumers with their subscriptions, records
+ * each consumer group, auto-created if allowed, and creates its {@code %RETRY%} topic with the group's
+ * {@code retryQueueNums}), UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP (what
  * rebalancing divides queues by), CHECK_CLIENT_CONFIG, and LOCK_BATCH_MQ / UNLOCK_BATCH_MQ for orderly
  * consumers. Safe for concurrent calls.
  */
@@ -73,7 +76,12 @@ public final class ClientManageProcessor implements RequestProcessor {
         String remote = String.valueOf(context.remoteAddress());
         long now = broker.clients().now();
         for (HeartbeatData.ConsumerData c : data.consumers()) {
-            broker.topics().createIfAbsent(TopicValidator.retryTopic(c.groupName()), 1, Perm.READ | Perm.WRITE);
+            // as RocketMQ: a group that is not recorded (and may not be) is registered without a retry topic
+            Optional<SubscriptionGroupConfig> group = broker.subscriptionGroups().findOrAutoCreate(c.groupName());
+            if (group.isPresent()) {
+                broker.topics().createIfAbsent(TopicValidator.retryTopic(c.groupName()), group.get().retryQueueNums(),
+                    Perm.READ | Perm.WRITE);
+            }
             List<SubscriptionData> subs = new ArrayList<>();
             for (HeartbeatData.Subscription s : c.subscriptions()) {
                 SubscriptionData parsed = SubscriptionData.ofTags(s.topic(), s.subString(), s.subVersion());

@@ -1,11 +1,14 @@
 package io.basalt.broker.processor;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.client.ConsumerGroupInfo;
 import io.basalt.broker.client.SubscriptionData;
 import io.basalt.broker.longpolling.PullRequestHoldService;
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -17,7 +20,8 @@ import io.basalt.store.GetMessageResult;
 import io.basalt.store.GetMessageStatus;
 
 /**
- * PULL_MESSAGE (push consumer) and LITE_PULL_MESSAGE (lite pull consumer): RocketMQ's checks and
+ * PULL_MESSAGE (push consumer) and LITE_PULL_MESSAGE (lite pull consumer): RocketMQ's checks (the
+ * subscription group exists, auto-created if allowed, and has {@code consumeEnable}; the topic is readable) and
  * status mapping, tag filtering by ConsumeQueue tags code, commit-offset piggy-backing, and long
  * polling — a pull that finds nothing new with the SUSPEND flag is held in the
  * {@link PullRequestHoldService} until a message for its queue arrives or its suspend timeout passes,
@@ -27,6 +31,8 @@ public final class PullMessageProcessor implements RequestProcessor {
     static final int FLAG_COMMIT_OFFSET = 0x1;
     static final int FLAG_SUSPEND = 0x2;
     static final int FLAG_SUBSCRIPTION = 0x4;
+    /** RocketMQ's {@code ForbiddenType.GROUP_FORBIDDEN}, the pull response's {@code forbiddenType} for a disabled group. */
+    static final int GROUP_FORBIDDEN = 2;
 
     private final BrokerContext broker;
     private final long maxSuspendMs;
@@ -56,6 +62,10 @@ public final class PullMessageProcessor implements RequestProcessor {
 
     /** Returns the response, or null when the pull was suspended ({@code answer} completes later). */
     private RemotingCommand pull(PullMessageRequestHeader h, boolean suspendAllowed, CompletableFuture<RemotingCommand> answer) {
+        RemotingCommand refused = checkGroup(h.getConsumerGroup());
+        if (refused != null) {
+            return refused;
+        }
         String topic = h.getTopic();
         TopicConfig config = broker.topics().get(topic);
         if (config == null) {
@@ -124,6 +134,28 @@ public final class PullMessageProcessor implements RequestProcessor {
                 result.close();
             }
         }
+    }
+
+    /** RocketMQ's group checks, before the topic's: the group exists (or may be created) and may consume. */
+    private RemotingCommand checkGroup(String group) {
+        Optional<SubscriptionGroupConfig> config;
+        try {
+            config = broker.subscriptionGroups().findOrAutoCreate(group);
+        } catch (IOException e) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "recording subscription group [" + group
+                + "] failed: " + e.getMessage());
+        }
+        if (config.isEmpty()) {
+            return RemotingCommand.response(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, "subscription group [" + group
+                + "] does not exist and is not created: autoCreateSubscriptionGroup is false or the name is invalid");
+        }
+        if (!config.get().consumeEnable()) {
+            RemotingCommand response = RemotingCommand.response(ResponseCode.NO_PERMISSION,
+                "subscription group no permission, " + group);
+            response.putExtField("forbiddenType", Integer.toString(GROUP_FORBIDDEN));
+            return response;
+        }
+        return null;
     }
 
     private RemotingCommand safePull(PullMessageRequestHeader h, CompletableFuture<RemotingCommand> answer) {

@@ -74,7 +74,8 @@ class BrokerConfFileTest {
         assertEquals(2, config.broker().namesrvAddr().size());
         assertEquals(dir.resolve("home/store/commitlog"), config.store().storePathCommitLog());
         assertFalse(config.store().warmMapedFileEnable(), "the file's explicit false is honoured");
-        Set<String> ignored = Set.of("autoCreateSubscriptionGroup", "enablePropertyFilter", "aclEnable", "traceTopicEnable",
+        assertTrue(config.broker().autoCreateSubscriptionGroup());
+        Set<String> ignored = Set.of("enablePropertyFilter", "aclEnable", "traceTopicEnable",
             "slaveReadEnable", "useReentrantLockWhenPutMessage", "serverWorkerThreads", "serverSelectorThreads",
             "clientWorkerThreads", "messageDelayLevel");
         assertEquals(ignored, config.ignoredKeys());

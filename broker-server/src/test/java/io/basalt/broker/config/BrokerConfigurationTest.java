@@ -310,7 +310,9 @@ class BrokerConfigurationTest {
         assertOneProblemContaining(problemsOf(Map.of("brokerRole", "SLAVE", "haMasterAddress", "m:10912")),
             "brokerRole=SLAVE needs brokerId > 0");
         assertOneProblemContaining(problemsOf(Map.of("brokerRole", "SLAVE", "brokerId", "1")),
-            "brokerRole=SLAVE needs haMasterAddress, or namesrvAddr");
+            "brokerRole=SLAVE needs haMasterAddress");
+        assertOneProblemContaining(problemsOf(Map.of("brokerRole", "SLAVE", "brokerId", "1", "namesrvAddr", "n:9876")),
+            "brokerRole=SLAVE needs haMasterAddress");
     }
 
     @Test

@@ -4,12 +4,16 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.client.ClientManager;
@@ -17,6 +21,8 @@ import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -39,6 +45,7 @@ class PullMessageProcessorTest {
     PullRequestHoldService hold;
     SendMessageProcessor send;
     PullMessageProcessor pull;
+    SubscriptionGroupManager groups;
     final RequestContext context = new RequestContext(null, new InetSocketAddress("127.0.0.1", 40000),
         new InetSocketAddress("127.0.0.1", 10911), 0);
 
@@ -53,11 +60,16 @@ class PullMessageProcessorTest {
         store.load();
         store.start();
         hold.start();
+        processorsWith(SubscriptionGroupManager.open(dir.resolve("config"), true));
+    }
+
+    private void processorsWith(SubscriptionGroupManager subscriptionGroups) throws Exception {
+        groups = subscriptionGroups;
         BrokerContext broker = new BrokerContext(new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0, "127.0.0.1:10911"),
             new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, true, store,
             TopicConfigManager.open(dir.resolve("config"), true, 4), ConsumerOffsetManager.open(dir.resolve("config")),
-            new ClientManager(120_000, System::currentTimeMillis), new QueueLockManager(60_000, System::currentTimeMillis),
-            hold, new BrokerCounters());
+            subscriptionGroups, new ClientManager(120_000, System::currentTimeMillis),
+            new QueueLockManager(60_000, System::currentTimeMillis), hold, new BrokerCounters());
         send = new SendMessageProcessor(broker);
         pull = new PullMessageProcessor(broker, 20_000);
     }
@@ -120,5 +132,44 @@ class PullMessageProcessorTest {
         assertEquals(ResponseCode.SUCCESS, woken.code());
         assertEquals("3", woken.extFields().get("nextBeginOffset"));
         woken.releaseBody();
+    }
+
+    @Test
+    void aPullRecordsItsUnknownGroupWithRocketMqsDefaults() throws Exception {
+        send.processRequest(context, sendRequest("TagA", "first")).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        RemotingCommand found = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.SUCCESS, found.code());
+        found.releaseBody();
+        assertEquals(SubscriptionGroupConfig.defaults("cg"), groups.get("cg").orElseThrow());
+    }
+
+    @Test
+    void aDisabledGroupsPullIsRefusedWithNoPermissionAndGetsNoMessages() throws Exception {
+        send.processRequest(context, sendRequest("TagA", "first")).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        SubscriptionGroupConfig d = SubscriptionGroupConfig.defaults("cg");
+        groups.createOrUpdate(new SubscriptionGroupConfig("cg", false, true, true, false, 1, 16, d.groupRetryPolicy(), 0, 1,
+            true, 0, 15, Set.of(), Map.of()));
+
+        RemotingCommand refused = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.NO_PERMISSION, refused.code());
+        assertEquals("subscription group no permission, cg", refused.remark());
+        assertNull(refused.bodySlices(), "no records go out");
+        assertEquals(Integer.toString(PullMessageProcessor.GROUP_FORBIDDEN), refused.extFields().get("forbiddenType"));
+
+        groups.createOrUpdate(d);
+        RemotingCommand found = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.SUCCESS, found.code(), "enabled again, the group consumes");
+        found.releaseBody();
+    }
+
+    @Test
+    void withoutAutoCreationAnUnknownGroupsPullIsRefused() throws Exception {
+        processorsWith(SubscriptionGroupManager.open(dir.resolve("other-config"), false));
+        RemotingCommand refused = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, refused.code());
+        assertTrue(refused.remark().contains("[cg]"), refused.remark());
+        assertTrue(groups.get("cg").isEmpty());
     }
 }

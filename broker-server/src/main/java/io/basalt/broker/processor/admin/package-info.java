@@ -1,7 +1,8 @@
 /**
  * The admin side of the broker, what RocketMQ's admin tool ({@code mqadmin}, {@code DefaultMQAdminExt})
  * sends: topic administration and statistics ({@link io.basalt.broker.processor.admin.TopicAdminProcessor}),
- * consumer progress ({@link io.basalt.broker.processor.admin.ConsumerAdminProcessor}), message queries by
+ * consumer progress ({@link io.basalt.broker.processor.admin.ConsumerAdminProcessor}), consumer group
+ * configs ({@link io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor}), message queries by
  * key and id ({@link io.basalt.broker.processor.admin.QueryMessageProcessor}), runtime figures
  * ({@link io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor}) and the topic lists a NameServer
  * answers ({@link io.basalt.broker.processor.admin.NameServerTopicProcessor}). Each processor takes its

@@ -1,0 +1,169 @@
+package io.basalt.broker.subscription;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.protocol.DataVersion;
+import io.basalt.broker.protocol.JsonException;
+import io.basalt.broker.protocol.SubscriptionGroupWrapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's consumer groups, RocketMQ's {@code SubscriptionGroupManager}, persisted in
+ * {@code <storePathRootDir>/config/subscriptionGroup.json} in RocketMQ's layout
+ * {@code {"subscriptionGroupTable":{name: SubscriptionGroupConfig},"forbiddenTable":{group:{topic:bits}},"dataVersion":{...}}}.
+ * A group unknown at its first heartbeat or pull is created with RocketMQ's defaults when
+ * {@code autoCreateSubscriptionGroup} is on. Basalt does not act on {@code forbiddenTable}; it keeps what the file
+ * holds and writes it back. Reads may come from any thread; changes are serialised and persisted at once.
+ */
+public final class SubscriptionGroupManager {
+    private static final Logger log = LoggerFactory.getLogger(SubscriptionGroupManager.class);
+    static final String FILE_NAME = "subscriptionGroup.json";
+    /**
+     * The groups RocketMQ's broker has from the start (its {@code SubscriptionGroupManager.init()}): in memory,
+     * written with the first change, and overridden by the file's versions.
+     */
+    static final List<String> SYSTEM_GROUPS = List.of("TOOLS_CONSUMER", "FILTERSRV_CONSUMER", "SELF_TEST_C_GROUP",
+        "CID_ONS-HTTP-PROXY", "CID_ONSAPI_PULL", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER", "CID_RMQ_SYS_TRANS");
+
+    private final ConcurrentMap<String, SubscriptionGroupConfig> groups = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Map<String, Integer>> forbiddenTable = new ConcurrentHashMap<>();
+    private final JsonConfigFile file;
+    private final boolean autoCreateSubscriptionGroup;
+    private final LongSupplier clock;
+    /** Written only under this object's lock. */
+    private volatile DataVersion dataVersion;
+
+    SubscriptionGroupManager(JsonConfigFile file, boolean autoCreateSubscriptionGroup, LongSupplier clock) {
+        this.file = file;
+        this.autoCreateSubscriptionGroup = autoCreateSubscriptionGroup;
+        this.clock = clock;
+        this.dataVersion = new DataVersion(0, clock.getAsLong(), 0);
+    }
+
+    /**
+     * Loads {@code <configDir>/subscriptionGroup.json} (or its backup) over RocketMQ's system groups.
+     *
+     * @throws IOException when the file and its backup are both corrupt
+     */
+    public static SubscriptionGroupManager open(Path configDir, boolean autoCreateSubscriptionGroup) throws IOException {
+        SubscriptionGroupManager m = new SubscriptionGroupManager(new JsonConfigFile(configDir.resolve(FILE_NAME)),
+            autoCreateSubscriptionGroup, System::currentTimeMillis);
+        m.load();
+        return m;
+    }
+
+    private void load() throws IOException {
+        for (String group : SYSTEM_GROUPS) {
+            groups.put(group, SubscriptionGroupConfig.defaults(group));
+        }
+        Optional<JsonNode> content = file.load();
+        if (content.isEmpty()) {
+            return;
+        }
+        JsonNode root = content.get();
+        SubscriptionGroupWrapper wrapper;
+        try {
+            wrapper = SubscriptionGroupWrapper.fromJson(JsonConfigFile.MAPPER.convertValue(root, Object.class));
+        } catch (JsonException e) {
+            throw new IOException(file.path() + " is not a subscription group table: " + e.getMessage(), e);
+        }
+        groups.putAll(wrapper.subscriptionGroupTable());
+        dataVersion = wrapper.dataVersion();
+        root.path("forbiddenTable").fields().forEachRemaining(group -> {
+            Map<String, Integer> topics = new TreeMap<>();
+            group.getValue().fields().forEachRemaining(topic -> topics.put(topic.getKey(), topic.getValue().asInt()));
+            forbiddenTable.put(group.getKey(), Collections.unmodifiableMap(topics));
+        });
+        log.info("loaded {} subscription groups from {}", wrapper.subscriptionGroupTable().size(), file.path());
+    }
+
+    /** The group's config, without creating it. */
+    public Optional<SubscriptionGroupConfig> get(String group) {
+        return group == null ? Optional.empty() : Optional.ofNullable(groups.get(group));
+    }
+
+    /**
+     * RocketMQ's {@code findSubscriptionGroupConfig}: the group's config, created with the defaults when it is
+     * missing, its name is valid and auto-creation is on (always, for {@code CID_RMQ_SYS_*} groups).
+     *
+     * @return empty when the group does not exist and may not be created
+     * @throws IOException when persisting a created group fails (it stays created in memory)
+     */
+    public Optional<SubscriptionGroupConfig> findOrAutoCreate(String group) throws IOException {
+        Optional<SubscriptionGroupConfig> existing = get(group);
+        if (existing.isPresent() || group == null || GroupValidator.invalidReason(group) != null
+            || !(autoCreateSubscriptionGroup || GroupValidator.isSystemGroup(group))) {
+            return existing;
+        }
+        return Optional.of(autoCreate(group));
+    }
+
+    private synchronized SubscriptionGroupConfig autoCreate(String group) throws IOException {
+        SubscriptionGroupConfig created = SubscriptionGroupConfig.defaults(group);
+        SubscriptionGroupConfig winner = groups.putIfAbsent(group, created);
+        if (winner != null) {
+            return winner;
+        }
+        log.info("auto-created subscription group {}", group);
+        changed();
+        return created;
+    }
+
+    /** Creates or replaces a group (admin UPDATE_AND_CREATE_SUBSCRIPTIONGROUP); the caller has validated it. */
+    public synchronized void createOrUpdate(SubscriptionGroupConfig config) throws IOException {
+        SubscriptionGroupConfig old = groups.put(config.groupName(), config);
+        log.info("{} subscription group {}: {}", old == null ? "created" : "updated", config.groupName(), config);
+        changed();
+    }
+
+    /** Removes a group and its forbidden topics; true if it existed. */
+    public synchronized boolean delete(String group) throws IOException {
+        forbiddenTable.remove(group);
+        SubscriptionGroupConfig old = groups.remove(group);
+        if (old == null) {
+            return false;
+        }
+        log.info("deleted subscription group {}", group);
+        changed();
+        return true;
+    }
+
+    /** Every group sorted by name, with the table's version (the GET_ALL_SUBSCRIPTIONGROUP_CONFIG body). */
+    public synchronized SubscriptionGroupWrapper snapshot() {
+        Map<String, SubscriptionGroupConfig> table = new LinkedHashMap<>();
+        groups.values().stream().sorted(Comparator.comparing(SubscriptionGroupConfig::groupName))
+            .forEach(config -> table.put(config.groupName(), config));
+        return new SubscriptionGroupWrapper(table, dataVersion);
+    }
+
+    public DataVersion dataVersion() {
+        return dataVersion;
+    }
+
+    /** RocketMQ's {@code DataVersion.nextVersion}: one more change, now. */
+    private void changed() throws IOException {
+        dataVersion = new DataVersion(dataVersion.stateVersion(), clock.getAsLong(), dataVersion.counter() + 1);
+        persist();
+    }
+
+    /** Writes subscriptionGroup.json atomically, keeping the previous valid content as its backup. */
+    public synchronized void persist() throws IOException {
+        Map<String, Object> content = new TreeMap<>(snapshot().toJson());
+        content.put("forbiddenTable", new TreeMap<>(forbiddenTable));
+        file.store(JsonConfigFile.MAPPER.valueToTree(content));
+    }
+}

@@ -1,0 +1,47 @@
+package io.basalt.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.basalt.broker.config.BrokerConfiguration;
+
+class BrokerControllerPortsTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void freePortsArePickedBeforeTheBrokerIsBuiltAndNothingElseChanges() throws Exception {
+        BrokerConfiguration asked = BrokerConfiguration.of(Map.of("listenPort", "0", "metricsPort", "0",
+            "brokerName", "broker-ports", "storePathRootDir", dir.toString(), "bindAddress", "127.0.0.1"));
+        BrokerConfiguration concrete = BrokerController.withConcretePorts(asked);
+
+        int listen = concrete.broker().listenPort();
+        int ha = concrete.ha().haListenPort();
+        assertNotEquals(0, listen, "a store host or route address with port 0 is unreachable");
+        assertNotEquals(0, ha);
+        assertNotEquals(listen, ha);
+        assertEquals(0, concrete.broker().metricsPort(), "metricsPort 0 means disabled, not free");
+        Map<String, String> others = new HashMap<>(concrete.asProperties());
+        Map<String, String> before = new HashMap<>(asked.asProperties());
+        for (String port : new String[] {"listenPort", "haListenPort"}) {
+            others.remove(port);
+            before.remove(port);
+        }
+        assertEquals(before, others);
+    }
+
+    @Test
+    void configuredPortsAreKeptAsTheyAre() throws Exception {
+        BrokerConfiguration asked = BrokerConfiguration.of(Map.of("listenPort", "20931", "metricsPort", "0",
+            "storePathRootDir", dir.toString()));
+        assertSame(asked, BrokerController.withConcretePorts(asked));
+    }
+}

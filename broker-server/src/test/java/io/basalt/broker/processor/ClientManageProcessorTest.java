@@ -1,0 +1,86 @@
+package io.basalt.broker.processor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.ResponseCode;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** HEART_BEAT records consumer groups as RocketMQ does, and sizes their retry topics by the group's config. */
+class ClientManageProcessorTest {
+    private static final RequestContext CONTEXT = new RequestContext(null, new InetSocketAddress("127.0.0.1", 40000),
+        new InetSocketAddress("127.0.0.1", 10911), 0);
+
+    @TempDir
+    Path dir;
+    private TopicConfigManager topics;
+    private SubscriptionGroupManager groups;
+    private ClientManager clients;
+    private ClientManageProcessor processor;
+
+    private void open(boolean autoCreateSubscriptionGroup) throws Exception {
+        topics = TopicConfigManager.open(dir, true, 4);
+        groups = SubscriptionGroupManager.open(dir, autoCreateSubscriptionGroup);
+        clients = new ClientManager(120_000, System::currentTimeMillis);
+        // a heartbeat touches no store
+        BrokerContext broker = new BrokerContext(new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0,
+            "127.0.0.1:10911"), new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, true, null, topics,
+            ConsumerOffsetManager.open(dir), groups, clients, new QueueLockManager(60_000, System::currentTimeMillis), null,
+            new BrokerCounters());
+        processor = new ClientManageProcessor(broker);
+    }
+
+    private RemotingCommand heartbeat(String group) throws Exception {
+        RemotingCommand request = RemotingCommand.request(RequestCode.HEART_BEAT);
+        request.setBody(("{\"clientID\":\"127.0.0.1@1\",\"consumerDataSet\":[{\"consumeFromWhere\":\"CONSUME_FROM_LAST_OFFSET\","
+            + "\"consumeType\":\"CONSUME_PASSIVELY\",\"groupName\":\"" + group + "\",\"messageModel\":\"CLUSTERING\","
+            + "\"subscriptionDataSet\":[{\"subString\":\"*\",\"subVersion\":1,\"topic\":\"T\"}],\"unitMode\":false}],"
+            + "\"producerDataSet\":[]}").getBytes(StandardCharsets.UTF_8));
+        return processor.processRequest(CONTEXT, request).get();
+    }
+
+    @Test
+    void aHeartbeatRecordsItsUnknownGroupAndCreatesItsRetryTopic() throws Exception {
+        open(true);
+        assertEquals(ResponseCode.SUCCESS, heartbeat("hb_cg").code());
+        assertEquals(SubscriptionGroupConfig.defaults("hb_cg"), groups.get("hb_cg").orElseThrow());
+        assertEquals(1, topics.get("%RETRY%hb_cg").writeQueueNums());
+    }
+
+    @Test
+    void theRetryTopicGetsTheGroupsRetryQueueNums() throws Exception {
+        open(true);
+        SubscriptionGroupConfig d = SubscriptionGroupConfig.defaults("hb_cg");
+        groups.createOrUpdate(new SubscriptionGroupConfig("hb_cg", true, true, true, false, 3, 16, d.groupRetryPolicy(), 0,
+            1, true, 0, 15, Set.of(), Map.of()));
+        heartbeat("hb_cg");
+        assertEquals(3, topics.get("%RETRY%hb_cg").writeQueueNums());
+    }
+
+    @Test
+    void withoutAutoCreationTheConsumerIsRegisteredButItsGroupIsNotRecorded() throws Exception {
+        open(false);
+        assertEquals(ResponseCode.SUCCESS, heartbeat("hb_cg").code());
+        assertTrue(groups.get("hb_cg").isEmpty());
+        assertNull(topics.get("%RETRY%hb_cg"), "RocketMQ creates no retry topic for an unrecorded group");
+        assertNotNull(clients.consumerGroup("hb_cg"));
+    }
+}
