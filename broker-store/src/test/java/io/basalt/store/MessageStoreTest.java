@@ -9,14 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.commitlog.MessageProperties;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.PutMessageResult;
 import io.basalt.store.commitlog.PutMessageStatus;
@@ -107,6 +111,36 @@ class MessageStoreTest extends LeakCheck {
             assertTrue(store.getReputFromOffset() <= store.commitLog().flushedOffset(),
                     "under SYNC_FLUSH nothing beyond the flushed offset is dispatched");
         }
+    }
+
+    @Test
+    void underSyncFlushNoReaderSeesARecordThatForceHasNotCovered() throws IOException {
+        MessageStore store = start(FlushDiskType.SYNC_FLUSH);
+        int n = 3000;
+        long nextToRead = 0;
+        long seen = 0;
+        for (int i = 0; i < n; i++) {
+            // WAIT=false: the put completes once written and only wakes the group commit, so the log runs
+            // ahead of force(); a dispatcher reading up to the written end would hand those records out.
+            BrokerMessage m = BrokerMessage.builder().topic("T").queueId(2).body(("w" + i).getBytes())
+                .properties(Map.of(MessageProperties.WAIT_STORE_MSG_OK, "false"))
+                .bornTimestamp(System.currentTimeMillis()).bornHost(new InetSocketAddress("127.0.0.1", 40000))
+                .storeHost(new InetSocketAddress("127.0.0.1", 10911)).build();
+            assertEquals(PutMessageStatus.PUT_OK, store.asyncPutMessage(m).join().status());
+            try (GetMessageResult g = store.getMessage("g", "T", 2, nextToRead, 32, null)) {
+                long flushed = store.commitLog().flushedOffset();
+                for (SelectedBuffer b : g.messages()) {
+                    assertTrue(b.startOffset() + b.size() <= flushed, "record at " + b.startOffset() + " (" + b.size()
+                        + " bytes) is readable but the flushed offset is only " + flushed);
+                    seen++;
+                }
+                if (g.status() == GetMessageStatus.FOUND) {
+                    nextToRead = g.nextBeginOffset();
+                }
+            }
+        }
+        await().atMost(WAIT).until(() -> store.getMaxOffsetInQueue("T", 2) == n);
+        assertTrue(seen > 0, "some records were read while the puts went on");
     }
 
     @Test

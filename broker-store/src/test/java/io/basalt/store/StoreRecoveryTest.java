@@ -99,6 +99,19 @@ class StoreRecoveryTest extends LeakCheck {
         return files;
     }
 
+    /** What the index answers for each of the keys {@code key-0 .. key-(n-1)}: the records' CommitLog offsets. */
+    private Map<String, List<Long>> everyKeyLookup(int n) {
+        Map<String, List<Long>> lookups = new TreeMap<>();
+        for (int i = 0; i < n; i++) {
+            try (QueryMessageResult q = store.queryMessage("T", "key-" + i, 10, 0, Long.MAX_VALUE)) {
+                List<Long> offsets = q.messages().stream().map(b -> b.startOffset()).toList();
+                assertEquals(1, offsets.size(), "key-" + i + " is found once");
+                lookups.put("key-" + i, offsets);
+            }
+        }
+        return lookups;
+    }
+
     private static void deleteTree(Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir)) {
             for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
@@ -121,8 +134,7 @@ class StoreRecoveryTest extends LeakCheck {
     void deletedConsumeQueuesAndIndexAreRebuiltIdentically() throws IOException {
         restart();
         putMany(600, 3); // several CommitLog files, several queue files per queue
-        List<Long> before = store.queryMessage("T", "key-123", 10, 0, Long.MAX_VALUE).messages().stream()
-                .map(b -> { long o = b.startOffset(); b.release(); return o; }).toList();
+        Map<String, List<Long>> before = everyKeyLookup(600);
         store.shutdown();
         store = null;
         Map<String, byte[]> queuesBefore = consumeQueueFiles();
@@ -136,9 +148,7 @@ class StoreRecoveryTest extends LeakCheck {
         for (String name : queuesBefore.keySet()) {
             assertArrayEquals(queuesBefore.get(name), queuesAfter.get(name), name);
         }
-        try (QueryMessageResult q = store.queryMessage("T", "key-123", 10, 0, Long.MAX_VALUE)) {
-            assertEquals(before, q.messages().stream().map(b -> b.startOffset()).toList());
-        }
+        assertEquals(before, everyKeyLookup(600), "the rebuilt index answers every key as the original did");
         assertEquals(200, pullAll(0).size());
         PutMessageResult next = store.asyncPutMessage(message("T", 1, null, null, "next")).join();
         assertEquals(200, next.appendResult().queueOffset(), "queue offsets continue after the rebuild");
