@@ -23,6 +23,8 @@ import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
+import io.basalt.broker.topic.Perm;
+import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -46,6 +48,8 @@ class PullMessageProcessorTest {
     SendMessageProcessor send;
     PullMessageProcessor pull;
     SubscriptionGroupManager groups;
+    TopicConfigManager topics;
+    ConsumerOffsetManager offsets;
     final RequestContext context = new RequestContext(null, new InetSocketAddress("127.0.0.1", 40000),
         new InetSocketAddress("127.0.0.1", 10911), 0);
 
@@ -65,9 +69,10 @@ class PullMessageProcessorTest {
 
     private void processorsWith(SubscriptionGroupManager subscriptionGroups) throws Exception {
         groups = subscriptionGroups;
+        topics = TopicConfigManager.open(dir.resolve("config"), true, 4);
+        offsets = ConsumerOffsetManager.open(dir.resolve("config"));
         BrokerContext broker = new BrokerContext(new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0, "127.0.0.1:10911"),
-            new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, true, store,
-            TopicConfigManager.open(dir.resolve("config"), true, 4), ConsumerOffsetManager.open(dir.resolve("config")),
+            new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, true, store, topics, offsets,
             subscriptionGroups, new ClientManager(120_000, System::currentTimeMillis),
             new QueueLockManager(60_000, System::currentTimeMillis), hold, new BrokerCounters());
         send = new SendMessageProcessor(broker);
@@ -132,6 +137,42 @@ class PullMessageProcessorTest {
         assertEquals(ResponseCode.SUCCESS, woken.code());
         assertEquals("3", woken.extFields().get("nextBeginOffset"));
         woken.releaseBody();
+    }
+
+    @Test
+    void aSendToATopicWithoutWritePermissionIsNoPermissionAndStoresNothing() throws Exception {
+        topics.createOrUpdate(new TopicConfig("T", 4, 4, Perm.READ, "SINGLE_TAG", 0, false, Map.of()));
+        RemotingCommand refused = send.processRequest(context, sendRequest("TagA", "read only")).get();
+        assertEquals(ResponseCode.NO_PERMISSION, refused.code());
+        assertTrue(refused.remark().contains("T") && refused.remark().contains("forbidden"), refused.remark());
+        assertEquals(0, store.getMaxPhyOffset(), "nothing was stored");
+    }
+
+    @Test
+    void propertiesOverTheLimitAreMessageIllegal() throws Exception {
+        RemotingCommand request = sendRequest("TagA", "big properties");
+        request.putExtField("i", "TAGS\u0001TagA\u0002k\u0001" + "v".repeat(Short.MAX_VALUE) + "\u0002");
+        RemotingCommand refused = send.processRequest(context, request).get();
+        assertEquals(ResponseCode.MESSAGE_ILLEGAL, refused.code());
+        assertTrue(refused.remark().contains("properties length exceeds"), refused.remark());
+        assertEquals(0, store.getMaxPhyOffset(), "nothing was stored");
+    }
+
+    @Test
+    void aPullCarriesTheConsumersCommitOffsetToTheBroker() throws Exception {
+        send.processRequest(context, sendRequest("TagA", "first")).get();
+        send.processRequest(context, sendRequest("TagA", "second")).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 2);
+        RemotingCommand pullWithCommit = RemotingCommand.request(RequestCode.PULL_MESSAGE);
+        pullRequest(1).extFields().forEach(pullWithCommit::putExtField);
+        pullWithCommit.putExtField("sysFlag", Integer.toString(PullMessageProcessor.FLAG_COMMIT_OFFSET
+            | PullMessageProcessor.FLAG_SUSPEND | PullMessageProcessor.FLAG_SUBSCRIPTION));
+        pullWithCommit.putExtField("commitOffset", "1");
+        assertEquals(-1, offsets.queryOffset("cg", "T", 0), "nothing committed before the pull");
+        RemotingCommand found = pull.processRequest(context, pullWithCommit).get();
+        assertEquals(ResponseCode.SUCCESS, found.code());
+        found.releaseBody();
+        assertEquals(1, offsets.queryOffset("cg", "T", 0), "the offset the pull carried is the group's committed offset");
     }
 
     @Test
