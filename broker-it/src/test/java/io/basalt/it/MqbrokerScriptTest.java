@@ -41,8 +41,10 @@ class MqbrokerScriptTest {
     private Process mqbroker(Path conf, String... args) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(List.of(BrokerProcess.BASALT_HOME.resolve("bin/mqbroker").toString()));
         cmd.addAll(List.of(args));
-        cmd.addAll(List.of("-c", conf.toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(BrokerProcess.BASALT_HOME.toFile())
+        // Run from the configuration's directory and name it relatively, as an operator would: the
+        // script must read the caller's file, not one relative to the Basalt directory.
+        cmd.addAll(List.of("-c", conf.getFileName().toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(conf.toAbsolutePath().getParent().toFile())
             .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("mqbroker.out").toFile()));
         pb.environment().put("JAVA_OPT", "-Xms128m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC");
         pb.environment().put("BASALT_LOG_DIR", dir.resolve("logs").toString());
