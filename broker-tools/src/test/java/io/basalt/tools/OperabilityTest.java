@@ -19,6 +19,8 @@ import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.store.OffsetStore;
+import org.apache.rocketmq.client.consumer.store.ReadOffsetType;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendResult;
@@ -183,6 +185,11 @@ class OperabilityTest {
         consumer.start();
         try {
             assertThat(consumed.await(60, TimeUnit.SECONDS)).isTrue();
+            // The listener sees a batch before the client advances its offsets past it: wait for all six,
+            // so the shutdown persists them.
+            OffsetStore offsets = consumer.getDefaultMQPushConsumerImpl().getOffsetStore();
+            await().atMost(Duration.ofSeconds(30)).until(() -> consumer.fetchSubscribeMessageQueues("AdminTopic").stream()
+                .mapToLong(mq -> Math.max(0, offsets.readOffset(mq, ReadOffsetType.READ_FROM_MEMORY))).sum() == 6);
         } finally {
             consumer.shutdown();
         }
