@@ -21,7 +21,8 @@ import io.netty.buffer.ByteBufAllocator;
  *     24  long  brokerId         the slave's brokerId (route data lists it)
  *     32  short a                length of the slave's remoting address, then a bytes UTF-8 host:port
  *    A master whose own epoch is older than slaveEpoch has been deposed: it fences itself (stops
- *    accepting writes) and closes the connection.
+ *    accepting writes) and closes the connection. A promoted slave sends its previous master this
+ *    HELLO with the new epoch as a step-down notice ({@link StepDownNotice}).
  * 2. master → slave  WELCOME (38 + 16·n + a bytes)
  *      0  int   magic, 4 int version
  *      8  long  masterEpoch      the master's current generation

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,8 +18,8 @@ import io.basalt.store.MessageStore;
 /**
  * A broker's part in replication, by role: a master runs an {@link HAService} (a SYNC_MASTER's puts
  * wait for a slave), a slave runs an {@link HAClient}. {@link #promote} turns a slave into a master
- * without a restart, starting a new epoch so that the deposed master is refused by slaves and
- * fenced when it meets one.
+ * without a restart, starting a new epoch so that the deposed master is refused by slaves, told to
+ * step down when it is still reachable, and fenced when it meets a slave of the new epoch.
  *
  * <p>Threads: lifecycle and {@link #promote} are serialised on this object; the getters may be
  * called from any thread.
@@ -26,6 +27,8 @@ import io.basalt.store.MessageStore;
 public final class Replication {
     private static final Logger LOG = LoggerFactory.getLogger(Replication.class);
     private static final long MASTER_ID = 0;
+    /** How long a promotion waits to tell the previous master (a dead one refuses or times out). */
+    private static final int STEP_DOWN_TIMEOUT_MS = 1000;
 
     /** RocketMQ's {@code brokerRole} values. */
     public enum Role { ASYNC_MASTER, SYNC_MASTER, SLAVE }
@@ -36,6 +39,7 @@ public final class Replication {
     private final Peer self;
     private final InetSocketAddress masterHaAddress;
     private volatile Role role;
+    private volatile Consumer<String> fenceListener = reason -> { };
     private volatile HAService master;
     private volatile HAClient slave;
     private boolean started;
@@ -70,8 +74,25 @@ public final class Replication {
         }
     }
 
+    /** Who hears, once, that this master was fenced (a newer master exists); set before start. */
+    public void onFenced(Consumer<String> listener) {
+        this.fenceListener = listener;
+    }
+
+    /**
+     * Fences this master: it accepts no more writes (used by a broker that learns of a newer master
+     * another way than through a slave). No effect on a slave.
+     */
+    public void fence(String reason) {
+        HAService m = master;
+        if (m != null) {
+            m.fence(reason);
+        }
+    }
+
     private void startMaster() throws IOException {
         HAService service = new HAService(store, epochs, config, self, role == Role.SYNC_MASTER);
+        service.onFenced(reason -> fenceListener.accept(reason));
         service.start();
         master = service;
     }
@@ -104,6 +125,15 @@ public final class Replication {
         role = newRole;
         startMaster();
         LOG.warn("Promoted to {} with epoch {} at CommitLog offset {}", newRole, epoch, store.getMaxPhyOffset());
+        StepDownNotice.Outcome told = StepDownNotice.send(masterHaAddress, self, epoch, store.getMaxPhyOffset(),
+            STEP_DOWN_TIMEOUT_MS);
+        switch (told) {
+            case FENCED -> LOG.warn("The previous master at {} was told of epoch {} and fenced itself", masterHaAddress, epoch);
+            case UNREACHABLE -> LOG.warn("The previous master at {} could not be told of epoch {}; it fences itself"
+                + " when a slave of this epoch reaches it", masterHaAddress, epoch);
+            case NOT_DEPOSED -> LOG.error("The previous master at {} is not older than epoch {}: two masters may accept"
+                + " writes; check the broker group", masterHaAddress, epoch);
+        }
         return epoch;
     }
 

@@ -89,4 +89,36 @@ class PromotionTest {
             b.store.shutdown();
         }
     }
+    @Test
+    void aMasterStillAliveAtPromotionIsToldToStepDownAndFencesItself() throws Exception {
+        HANode a = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
+        HANode b = HANode.open(dir.resolve("b"), FlushDiskType.ASYNC_FLUSH);
+        Replication ra = new Replication(a.store, a.epochs, HANode.config(), new Peer(0, "127.0.0.1:10911"), Replication.Role.ASYNC_MASTER, null);
+        Replication rb = null;
+        java.util.List<String> fenced = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ra.onFenced(fenced::add);
+        try {
+            ra.start();
+            rb = new Replication(b.store, b.epochs, HANode.config(), new Peer(1, "127.0.0.1:10921"), Replication.Role.SLAVE,
+                new InetSocketAddress("127.0.0.1", ra.haListenPort()));
+            rb.start();
+            await().atMost(ofSeconds(10)).until(() -> ra.slaves().size() == 1);
+            assertEquals(PutMessageStatus.PUT_OK, a.put("TopicS", 0, 256).status());
+
+            // a partition, not a crash: the operator promotes the slave while the old master still runs
+            assertEquals(2, rb.promote(Replication.Role.ASYNC_MASTER, 1));
+            assertTrue(rb.acceptsWrites());
+            assertFalse(ra.acceptsWrites(), "the old master heard of epoch 2 at the promotion and refuses writes");
+            assertEquals(1, fenced.size(), "the broker hears of the fence once");
+            assertTrue(fenced.get(0).contains("epoch 2"), fenced.get(0));
+            assertEquals("true", ra.runtimeInfo().get("haFenced"));
+        } finally {
+            if (rb != null) {
+                rb.shutdown();
+            }
+            ra.shutdown();
+            a.store.shutdown();
+            b.store.shutdown();
+        }
+    }
 }

@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -33,6 +36,7 @@ import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
+import io.basalt.ha.slave.HAClient;
 import io.basalt.broker.processor.BrokerCounters;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
@@ -48,6 +52,7 @@ import io.basalt.broker.processor.PullMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
 import io.basalt.broker.namesrv.BrokerRegistration;
+import io.basalt.broker.namesrv.NameServerMasterCheck;
 import io.basalt.broker.namesrv.NameServerRegistrar;
 import io.basalt.remoting.netty.NettyClientConfig;
 import io.basalt.remoting.netty.NettyRemotingClient;
@@ -294,7 +299,8 @@ public final class BrokerController {
         register(admin, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
             RequestCode.DELETE_TOPIC_IN_NAMESRV);
-        register(admin, new PromoteToMasterProcessor(replication, this::registerAgainAfterPromotion),
+        register(admin, new PromoteToMasterProcessor(replication, this::anotherPromotedMaster,
+                this::registerAgainAfterPromotion),
             PromoteToMasterProcessor.PROMOTE_TO_MASTER);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
@@ -325,12 +331,20 @@ public final class BrokerController {
         started = true;
         store.load();
         store.start();
+        replication.onFenced(reason -> {
+            try {
+                scheduler.execute(() -> leaveNameServersWhenFenced(reason));
+            } catch (RejectedExecutionException e) {
+                // shutting down: the registrar unregisters anyway
+            }
+        });
         try {
             replication.start();
         } catch (IOException | RuntimeException e) {
             store.shutdown();
             throw e;
         }
+        fenceIfTheNameServersRouteToAnotherMaster();
         pullHold.start();
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriod,
@@ -345,11 +359,59 @@ public final class BrokerController {
             configuration.store().storePathRootDir());
     }
 
+    /**
+     * A master that starts while its NameServers route its broker name to another address was deposed
+     * while it was down (a slave was promoted): it starts fenced, accepting no writes and not
+     * registering, instead of taking the route back.
+     */
+    private void fenceIfTheNameServersRouteToAnotherMaster() {
+        if (replication.role() == Replication.Role.SLAVE) {
+            return;
+        }
+        otherMasterOnTheNameServers(Set.of(selfAddress())).ifPresent(reason -> replication.fence(reason
+            + "; reconfigure this broker as a SLAVE of that master, or restart it once the NameServers have dropped"
+            + " that master"));
+    }
+
+    /**
+     * Before a promotion: a master on the NameServers other than this broker and the master it followed
+     * means another slave was promoted already; this one must not become a second master.
+     */
+    private Optional<String> anotherPromotedMaster() {
+        HAClient client = replication.client();
+        String followed = client == null ? "" : client.lastMasterBrokerAddr();
+        return otherMasterOnTheNameServers(followed.isEmpty() ? Set.of(selfAddress()) : Set.of(selfAddress(), followed));
+    }
+
+    private Optional<String> otherMasterOnTheNameServers(Set<String> expected) {
+        List<String> nameServers = nameServers();
+        if (nameServers.isEmpty()) {
+            return Optional.empty();
+        }
+        try (NettyRemotingClient client = new NettyRemotingClient(NettyClientConfig.defaults())) {
+            return NameServerMasterCheck.otherMaster(nameServers, configuration.broker().brokerName(), expected, client,
+                NAMESRV_TIMEOUT_MS);
+        }
+    }
+
+    private String selfAddress() {
+        return configuration.broker().brokerIP1() + ":" + configuration.broker().listenPort();
+    }
+
+    /** The {@code namesrvAddr} list as host:port strings; empty when the broker is its own name server. */
+    private List<String> nameServers() {
+        return configuration.broker().namesrvAddr().stream().map(a -> a.host() + ":" + a.port()).toList();
+    }
+
     /** Registers with the NameServers of {@code namesrvAddr}, if any, now that the listening port is known. */
     private void startNameServerRegistration() {
         BrokerConfig broker = configuration.broker();
-        List<String> nameServers = broker.namesrvAddr().stream().map(a -> a.host() + ":" + a.port()).toList();
+        List<String> nameServers = nameServers();
         if (nameServers.isEmpty()) {
+            return;
+        }
+        if (replication.role() != Replication.Role.SLAVE && !replication.acceptsWrites()) {
+            log.error("not registering with the NameServers: this master is fenced (a newer master exists)");
             return;
         }
         // a promoted slave registers as the group's master (brokerId 0)
@@ -367,6 +429,22 @@ public final class BrokerController {
     /** The port of the metrics and status page endpoint, or -1 when metricsPort is 0. */
     public int metricsPort() {
         return metricsService.port();
+    }
+
+    /**
+     * A fenced master must not keep registering as brokerId 0: its next registration would take the
+     * route back from the newer master. It unregisters, so clients are routed to the new master only.
+     * Runs on the scheduler, not on the HA event loop that noticed the fence.
+     */
+    private synchronized void leaveNameServersWhenFenced(String reason) {
+        NameServerRegistrar r = registrar;
+        if (r == null || shutdown) {
+            return;
+        }
+        registrar = null;
+        r.shutdown();
+        log.error("fenced ({}): unregistered from the NameServers, so that clients are routed to the newer master only",
+            reason);
     }
 
     /** After a promotion: leave the NameServers as a slave and register again as master (brokerId 0). */

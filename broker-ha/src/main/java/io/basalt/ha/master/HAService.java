@@ -8,7 +8,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +65,8 @@ public final class HAService {
     private Channel serverChannel;
     private volatile long epoch;
     private volatile String fencedReason;
+    private final AtomicBoolean fenceOnce = new AtomicBoolean();
+    private volatile Consumer<String> fenceListener = reason -> { };
     private volatile boolean running;
 
     public HAService(MessageStore store, EpochFile epochs, HAConfig config, Peer self, boolean syncMaster) {
@@ -234,10 +238,18 @@ public final class HAService {
         }
     }
 
-    void fence(String reason) {
-        if (fencedReason == null) {
+    /** Who hears, once, that this master was fenced (the broker leaves its name servers); set before start. */
+    public void onFenced(Consumer<String> listener) {
+        this.fenceListener = listener;
+    }
+
+    /** Stops this master accepting writes for good: a newer master exists. Idempotent; any thread. */
+    public void fence(String reason) {
+        // no lock: fence runs on an HA event loop, which shutdown() (holding this object) waits for
+        if (fenceOnce.compareAndSet(false, true)) {
             fencedReason = reason;
             LOG.error("This master (epoch {}) is fenced and must not accept writes: {}", epoch, reason);
+            fenceListener.accept(reason);
         }
     }
 

@@ -126,6 +126,11 @@ public final class HAClient {
         return state == State.TRANSFER && !masterBrokerAddr.isEmpty() ? masterBrokerAddr : null;
     }
 
+    /** The remoting address (host:port) of the master this slave last streamed from, empty before any. */
+    public String lastMasterBrokerAddr() {
+        return masterBrokerAddr;
+    }
+
     /** The epoch of the master this slave follows. */
     public long epoch() {
         return epochs.lastEpoch();

@@ -2,7 +2,9 @@ package io.basalt.broker.processor;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,11 +28,18 @@ public final class PromoteToMasterProcessor implements RequestProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(PromoteToMasterProcessor.class);
 
     private final Replication replication;
+    private final Supplier<Optional<String>> otherMaster;
     private final Runnable onPromoted;
 
-    /** @param onPromoted run after a successful promotion (the broker registers again as master) */
-    public PromoteToMasterProcessor(Replication replication, Runnable onPromoted) {
+    /**
+     * @param otherMaster asked before promoting: why another master already serves the group (another
+     *                    slave was promoted), or empty
+     * @param onPromoted  run after a successful promotion (the broker registers again as master)
+     */
+    public PromoteToMasterProcessor(Replication replication, Supplier<Optional<String>> otherMaster,
+                                    Runnable onPromoted) {
         this.replication = replication;
+        this.otherMaster = otherMaster;
         this.onPromoted = onPromoted;
     }
 
@@ -44,6 +53,12 @@ public final class PromoteToMasterProcessor implements RequestProcessor {
             expectedEpoch = Long.parseLong(ext.getOrDefault("expectedEpoch", "-1"));
         } catch (IllegalArgumentException e) {
             return done(ResponseCode.SYSTEM_ERROR, "bad promote request: " + e.getMessage());
+        }
+        if (replication.role() == Replication.Role.SLAVE) {
+            Optional<String> other = otherMaster.get();
+            if (other.isPresent()) {
+                return done(ResponseCode.SYSTEM_ERROR, "promotion refused: " + other.get());
+            }
         }
         try {
             long epoch = replication.promote(role, expectedEpoch);

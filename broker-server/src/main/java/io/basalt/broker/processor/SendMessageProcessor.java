@@ -64,7 +64,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         String topic = header.getTopic();
         if (!broker.writable()) {
             return done(ResponseCode.SERVICE_NOT_AVAILABLE, "the broker[" + broker.identity().brokerName()
-                + "] is not writable (it is a slave), sending message is forbidden");
+                + "] is not writable (a slave, or a master fenced by a newer one), sending message is forbidden");
         }
         String invalid = TopicValidator.invalidReason(topic);
         if (invalid != null) {

@@ -33,6 +33,7 @@ import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
 import io.basalt.store.MessageStoreOptions;
+import io.basalt.store.ReadLimits;
 import io.basalt.store.StoreConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,6 +51,8 @@ class PullMessageProcessorTest {
     SubscriptionGroupManager groups;
     TopicConfigManager topics;
     ConsumerOffsetManager offsets;
+    /** What the replication layer would name as the slave to suggest (-1: none in sync). */
+    volatile long slaveInSync = -1;
     final RequestContext context = new RequestContext(null, new InetSocketAddress("127.0.0.1", 40000),
         new InetSocketAddress("127.0.0.1", 10911), 0);
 
@@ -58,7 +61,12 @@ class PullMessageProcessorTest {
         StoreConfig config = StoreConfig.builder().storePathRootDir(dir.resolve("store").toString())
             .mappedFileSizeCommitLog(1024 * 1024).mappedFileSizeConsumeQueue(6000 * 20).maxMessageSize(64 * 1024)
             .flushDiskType(FlushDiskType.ASYNC_FLUSH).warmMapedFileEnable(false).build();
-        store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(64, 400));
+        // 10 MiB of "memory": a read more than 4 MiB (40 %) behind the log end counts as a disk read
+        ReadLimits limits = ReadLimits.defaults();
+        store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(64, 400).withReadLimits(
+            new ReadLimits(limits.maxTransferBytesOnMessageInMemory(), limits.maxTransferCountOnMessageInMemory(),
+                limits.maxTransferBytesOnMessageInDisk(), limits.maxTransferCountOnMessageInDisk(),
+                limits.accessMessageInMemoryMaxRatio(), 10L << 20)));
         hold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
         store.setArrivingListener((topic, queueId, offset, tagsCode, ts) -> hold.notifyMessageArriving(topic, queueId, offset, tagsCode));
         store.load();
@@ -72,9 +80,10 @@ class PullMessageProcessorTest {
         topics = TopicConfigManager.open(dir.resolve("config"), true, 4);
         offsets = ConsumerOffsetManager.open(dir.resolve("config"));
         BrokerContext broker = new BrokerContext(new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0, "127.0.0.1:10911"),
-            new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, true, store, topics, offsets,
+            new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, () -> true, store, topics, offsets,
             subscriptionGroups, new ClientManager(120_000, System::currentTimeMillis),
-            new QueueLockManager(60_000, System::currentTimeMillis), hold, new BrokerCounters());
+            new QueueLockManager(60_000, System::currentTimeMillis), hold, new BrokerCounters(),
+            () -> Map.of(0L, "127.0.0.1:10911", 1L, "127.0.0.1:10921"), () -> slaveInSync);
         send = new SendMessageProcessor(broker);
         pull = new PullMessageProcessor(broker, 20_000);
     }
@@ -173,6 +182,28 @@ class PullMessageProcessorTest {
         assertEquals(ResponseCode.SUCCESS, found.code());
         found.releaseBody();
         assertEquals(1, offsets.queryOffset("cg", "T", 0), "the offset the pull carried is the group's committed offset");
+    }
+
+    @Test
+    void aPullFarBehindTheLogEndIsToldToReadFromTheSlaveInSync() throws Exception {
+        char[] filler = new char[60 * 1024];
+        java.util.Arrays.fill(filler, 'x');
+        for (int i = 0; i < 100; i++) { // about 6 MiB, more than the 4 MiB "in memory"
+            assertEquals(ResponseCode.SUCCESS, send.processRequest(context, sendRequest("TagA", new String(filler))).get().code());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 100);
+        RemotingCommand fromDisk = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.SUCCESS, fromDisk.code());
+        assertEquals("0", fromDisk.extFields().get("suggestWhichBrokerId"), "no slave in sync: keep reading here");
+        fromDisk.releaseBody();
+
+        slaveInSync = 1;
+        RemotingCommand suggested = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals("1", suggested.extFields().get("suggestWhichBrokerId"), "a disk read goes to the slave in sync");
+        suggested.releaseBody();
+        RemotingCommand recent = pull.processRequest(context, pullRequest(99)).get();
+        assertEquals("0", recent.extFields().get("suggestWhichBrokerId"), "a read near the end stays on the master");
+        recent.releaseBody();
     }
 
     @Test
