@@ -159,7 +159,8 @@ public final class CommitLog {
             : null;
         AllocateMappedFileService allocator = new AllocateMappedFileService(config.flushDiskType(),
             config.warmMapedFileEnable(), config.flushLeastPagesWhenWarmMapedFile(), pool);
-        MappedFileQueue files = new MappedFileQueue(config.commitLogDir(), config.mappedFileSizeCommitLog(), allocator);
+        MappedFileQueue files = new MappedFileQueue(config.commitLogDir(), config.mappedFileSizeCommitLog(), allocator,
+            MappedFile.Allocation.forFlushDiskType(config.flushDiskType()));
         StoreCheckpoint checkpoint = StoreCheckpoint.open(config.rootDir().resolve(StoreCheckpoint.FILE_NAME));
         AbortMarker abortMarker = AbortMarker.in(config.rootDir());
         return new CommitLog(config, files, allocator, pool, checkpoint, abortMarker, clockMs, flushPath);

@@ -134,7 +134,8 @@ public final class AllocateMappedFileService extends ServiceThread {
         MappedFile file;
         try {
             file = MappedFile.open(request.path, request.fileSize, writeBuffer,
-                writeBuffer == null ? null : transientStorePool::returnBuffer, forceEveryPages);
+                writeBuffer == null ? null : transientStorePool::returnBuffer,
+                MappedFile.Allocation.forFlushDiskType(flushDiskType), forceEveryPages);
         } catch (IOException | RuntimeException e) {
             if (writeBuffer != null) {
                 transientStorePool.returnBuffer(writeBuffer);

@@ -28,6 +28,7 @@ public final class MappedFileQueue {
     private final Path dir;
     private final int fileSize;
     private final AllocateMappedFileService allocator;
+    private final MappedFile.Allocation allocation;
     /** Immutable snapshot, replaced under {@code this} on every change. */
     private volatile List<MappedFile> files = List.of();
     private volatile long committedWhere;
@@ -39,12 +40,19 @@ public final class MappedFileQueue {
      *                        them inline on the writer's thread (ConsumeQueue, index)
      */
     public MappedFileQueue(Path dir, int fileSize, AllocateMappedFileService allocatorOrNull) {
+        this(dir, fileSize, allocatorOrNull, MappedFile.Allocation.ZERO_FILL);
+    }
+
+    /** @param allocation how files are allocated and mapped (loaded files are mapped the same way) */
+    public MappedFileQueue(Path dir, int fileSize, AllocateMappedFileService allocatorOrNull,
+                           MappedFile.Allocation allocation) {
         if (fileSize <= 0) {
             throw new IllegalArgumentException("fileSize must be positive: " + fileSize);
         }
         this.dir = dir;
         this.fileSize = fileSize;
         this.allocator = allocatorOrNull;
+        this.allocation = allocation;
     }
 
     public Path dir() {
@@ -104,7 +112,7 @@ public final class MappedFileQueue {
         List<MappedFile> loaded = new ArrayList<>();
         try {
             for (Path file : byOffset.values()) {
-                MappedFile mappedFile = MappedFile.open(file, fileSize, null);
+                MappedFile mappedFile = MappedFile.open(file, fileSize, null, null, allocation, 0);
                 mappedFile.setPositions(fileSize, fileSize, fileSize);
                 loaded.add(mappedFile);
             }
@@ -171,7 +179,7 @@ public final class MappedFileQueue {
             created = allocator.allocate(next, dir.resolve(MappedFile.fileName(createOffset + fileSize)), fileSize);
         } else {
             Files.createDirectories(dir);
-            created = MappedFile.open(next, fileSize, null);
+            created = MappedFile.open(next, fileSize, null, null, allocation, 0);
         }
         addFile(created);
         return created;

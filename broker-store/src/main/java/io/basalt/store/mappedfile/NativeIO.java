@@ -12,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * mlock/munlock/madvise of mapped files through JNA. Where JNA, libc or the permission is missing,
- * the first failure is logged once and every later call quietly does nothing: these calls tune the
- * page cache, the store is correct without them.
+ * mlock/munlock/madvise of mapped files and fallocate of new ones through JNA. Where JNA, libc or the
+ * permission is missing, the first failure is logged once and every later call quietly does nothing:
+ * these calls tune the page cache and the allocation, the store is correct without them.
  */
 final class NativeIO {
     private static final Logger LOG = LoggerFactory.getLogger(NativeIO.class);
@@ -90,6 +90,37 @@ final class NativeIO {
         }
     }
 
+    /** What {@link #fallocate} returns when the call is not there or the filesystem does not support it. */
+    static final int FALLOCATE_UNSUPPORTED = -1;
+    private static final int O_WRONLY = 1;
+    private static final int EOPNOTSUPP = 95;
+
+    /**
+     * Allocates the blocks of {@code [0, length)} of an existing file without writing them
+     * (fallocate mode 0: unwritten extents that read as zeros, file size extended to {@code length}).
+     *
+     * @return 0 on success, the errno of a failure (ENOSPC: the disk is full), or
+     *         {@link #FALLOCATE_UNSUPPORTED} without JNA, libc's fallocate or filesystem support
+     */
+    static int fallocate(Path file, long length) {
+        if (!LINKED) {
+            return FALLOCATE_UNSUPPORTED;
+        }
+        int fd = Libc.open(file.toString(), O_WRONLY);
+        if (fd < 0) {
+            return Native.getLastError();
+        }
+        try {
+            if (Libc.fallocate(fd, 0, 0, length) == 0) {
+                return 0;
+            }
+            int errno = Native.getLastError();
+            return errno == EOPNOTSUPP ? FALLOCATE_UNSUPPORTED : errno;
+        } finally {
+            Libc.close(fd);
+        }
+    }
+
     private static boolean check(String call, int rc) {
         if (rc == 0) {
             return true;
@@ -117,5 +148,7 @@ final class NativeIO {
         static native int close(int fd);
 
         static native int posix_fadvise(int fd, long offset, long length, int advice);
+
+        static native int fallocate(int fd, int mode, long offset, long length);
     }
 }

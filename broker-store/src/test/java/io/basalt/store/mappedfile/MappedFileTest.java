@@ -74,6 +74,28 @@ class MappedFileTest extends LeakCheck {
     }
 
     @Test
+    void aFallocatedFileHasAllItsBlocksReadsAsZerosAndKeepsWhatIsWritten() throws Exception {
+        Path path = dir.resolve(MappedFile.fileName(0));
+        MappedFile file = MappedFile.open(path, FILE_SIZE, null, null, MappedFile.Allocation.FALLOCATE, 0);
+        try {
+            assertTrue(FileBlocks.allocatedBytes(path) >= FILE_SIZE, "not sparse");
+            byte[] all = Files.readAllBytes(path);
+            assertEquals(FILE_SIZE, all.length);
+            for (byte b : all) {
+                assertEquals(0, b, "an unwritten block reads as zero, like a zero-filled one");
+            }
+            file.append((offset, target) -> {
+                target.put(filled(100, 7));
+                return 100;
+            });
+            file.flush(0);
+        } finally {
+            file.close();
+        }
+        assertArrayEquals(filled(100, 7), Arrays.copyOf(Files.readAllBytes(path), 100));
+    }
+
+    @Test
     void existingFileOfAnotherSizeIsRefused() throws IOException {
         Path path = dir.resolve(MappedFile.fileName(0));
         Files.write(path, new byte[100]);

@@ -37,7 +37,8 @@ class TransientStorePoolTest extends LeakCheck {
     void readersSeeOnlyCommittedBytesAndTheBufferReturnsWhenFullAndCommitted() throws IOException {
         TransientStorePool pool = new TransientStorePool(2, FILE_SIZE);
         Path path = dir.resolve(MappedFile.fileName(0));
-        MappedFile file = MappedFile.open(path, FILE_SIZE, pool.borrowBuffer(), pool::returnBuffer, 0);
+        MappedFile file = MappedFile.open(path, FILE_SIZE, pool.borrowBuffer(), pool::returnBuffer,
+            MappedFile.Allocation.ZERO_FILL, 0);
         try {
             assertEquals(1, pool.availableBufferCount());
             file.append((offset, target) -> {
@@ -85,7 +86,7 @@ class TransientStorePoolTest extends LeakCheck {
         TransientStorePool pool = new TransientStorePool(1, FILE_SIZE);
         try {
             MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, pool.borrowBuffer(),
-                pool::returnBuffer, 0);
+                pool::returnBuffer, MappedFile.Allocation.ZERO_FILL, 0);
             assertNull(pool.borrowBuffer(), "an empty pool answers at once");
             file.close();
             assertEquals(1, pool.availableBufferCount());
