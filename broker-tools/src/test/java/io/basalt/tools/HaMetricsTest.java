@@ -21,13 +21,48 @@ class HaMetricsTest {
     @TempDir
     Path dir;
 
+    private BrokerProcess master(int haPort) throws Exception {
+        return BrokerProcess.create(dir.resolve("master"), Map.of("haListenPort", Integer.toString(haPort)));
+    }
+
+    private BrokerProcess slave(int masterHaPort) throws Exception {
+        return BrokerProcess.create(dir.resolve("slave"), Map.of("brokerRole", "SLAVE", "brokerId", "1",
+            "haListenPort", Integer.toString(BrokerProcess.freePort()), "haMasterAddress", "127.0.0.1:" + masterHaPort));
+    }
+
+    @Test
+    void mqhaShowsTheReplicationStateAndPromotesTheSlaveWhichFencesTheMaster() throws Exception {
+        int haPort = BrokerProcess.freePort();
+        try (BrokerProcess master = master(haPort); BrokerProcess slave = slave(haPort)) {
+            master.start();
+            slave.start();
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                Scripts.run(dir.resolve("mqha-master.out"), 120, "mqha", "status", "-b", master.address()).output()
+                    .contains("haConnectionCount        1"));
+            Scripts.Result status = Scripts.run(dir.resolve("mqha-slave.out"), 120, "mqha", "status", "-b", slave.address());
+            assertThat(status.exitCode()).isZero();
+            assertThat(status.output()).contains("haRole                   SLAVE", "haEpoch                  1");
+
+            Scripts.Result stale = Scripts.run(dir.resolve("mqha-stale.out"), 120, "mqha", "promote", "-b", slave.address(),
+                "-e", "7");
+            assertThat(stale.exitCode()).isEqualTo(1);
+            assertThat(stale.output()).contains("promotion refused", "follows epoch 1, not 7");
+
+            Scripts.Result promoted = Scripts.run(dir.resolve("mqha-promote.out"), 120, "mqha", "promote", "-b",
+                slave.address(), "-e", "1");
+            assertThat(promoted.exitCode()).isZero();
+            assertThat(promoted.output()).contains("promoted to ASYNC_MASTER, epoch=2");
+            assertThat(Scripts.run(dir.resolve("mqha-after.out"), 120, "mqha", "status", "-b", master.address()).output())
+                .contains("haFenced                 true");
+            assertThat(Scripts.run(dir.resolve("mqha-new.out"), 120, "mqha", "status", "-b", slave.address()).output())
+                .contains("haRole                   ASYNC_MASTER", "haEpoch                  2", "haFenced                 false");
+        }
+    }
+
     @Test
     void masterReportsTheSlaveAckOffsetAndLag() throws Exception {
         int haPort = BrokerProcess.freePort();
-        try (BrokerProcess master = BrokerProcess.create(dir.resolve("master"), Map.of("haListenPort",
-                 Integer.toString(haPort)));
-             BrokerProcess slave = BrokerProcess.create(dir.resolve("slave"), Map.of("brokerRole", "SLAVE", "brokerId", "1",
-                 "haListenPort", Integer.toString(BrokerProcess.freePort()), "haMasterAddress", "127.0.0.1:" + haPort))) {
+        try (BrokerProcess master = master(haPort); BrokerProcess slave = slave(haPort)) {
             master.start();
             slave.start();
             DefaultMQProducer producer = new DefaultMQProducer("ha_metrics_producer");

@@ -1,0 +1,129 @@
+package io.basalt.tools.ha;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+
+import org.apache.rocketmq.remoting.netty.NettyClientConfig;
+import org.apache.rocketmq.remoting.netty.NettyRemotingClient;
+import org.apache.rocketmq.remoting.protocol.RemotingCommand;
+import org.apache.rocketmq.remoting.protocol.RequestCode;
+import org.apache.rocketmq.remoting.protocol.body.KVTable;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code mqha status|promote}: replication operations RocketMQ's mqadmin has no command for. {@code status}
+ * prints a broker's replication fields (role, epoch, fenced, per-slave offsets and lag) from
+ * GET_BROKER_RUNTIME_INFO; {@code promote} turns a slave into a master without a restart (Basalt's
+ * request 10101), refused unless the slave follows {@code --expected-epoch}. Exit status: 0 on success,
+ * 1 when the broker refused or could not be reached, 2 on bad arguments.
+ */
+@Command(name = "mqha", mixinStandardHelpOptions = true, version = "mqha (Basalt)",
+    description = "Replication status and slave promotion for Basalt brokers.",
+    subcommands = {MqHa.Status.class, MqHa.Promote.class})
+public final class MqHa implements Callable<Integer> {
+    /** Basalt's promote request; outside RocketMQ's request-code range. */
+    static final int PROMOTE_TO_MASTER = 10101;
+    private static final long TIMEOUT_MS = 15_000;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(System.out, args));
+    }
+
+    static int run(PrintStream out, String... args) {
+        CommandLine cl = new CommandLine(new MqHa());
+        cl.setOut(new PrintWriter(out, true));
+        return cl.execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 2;
+    }
+
+    /** Sends one request to {@code broker} and prints the outcome; the exit status. */
+    private static int call(PrintWriter out, String broker, RemotingCommand request, ResponsePrinter printer) {
+        NettyRemotingClient client = new NettyRemotingClient(new NettyClientConfig());
+        client.start();
+        try {
+            RemotingCommand response = client.invokeSync(broker, request, TIMEOUT_MS);
+            if (response.getCode() != 0) {
+                out.println(broker + " refused: " + response.getRemark() + " (code " + response.getCode() + ")");
+                return 1;
+            }
+            printer.print(out, response);
+            return 0;
+        } catch (Exception e) {
+            out.println("cannot reach " + broker + ": " + e.getMessage());
+            return 1;
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    private interface ResponsePrinter {
+        void print(PrintWriter out, RemotingCommand response) throws Exception;
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Print a broker's replication state: role, epoch, fenced, slaves with offsets and lag.")
+    static final class Status implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-b", "--broker"}, required = true, paramLabel = "ADDR", description = "broker host:port")
+        String broker;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            return MqHa.call(out, broker, RemotingCommand.createRequestCommand(RequestCode.GET_BROKER_RUNTIME_INFO, null),
+                (o, response) -> {
+                    Map<String, String> table = new TreeMap<>(KVTable.decode(response.getBody(), KVTable.class).getTable());
+                    table.forEach((key, value) -> {
+                        if (key.startsWith("ha")) {
+                            o.printf("%-24s %s%n", key, value);
+                        }
+                    });
+                });
+        }
+    }
+
+    @Command(name = "promote", mixinStandardHelpOptions = true,
+        description = "Promote a slave to master without a restart, under the next epoch. The previous master, if "
+            + "still reachable, is told to step down; with NameServers the promotion is refused when another master "
+            + "already serves the broker name.")
+    static final class Promote implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-b", "--broker"}, required = true, paramLabel = "ADDR", description = "the slave's host:port")
+        String broker;
+
+        @Option(names = "--role", defaultValue = "ASYNC_MASTER", paramLabel = "ROLE",
+            description = "ASYNC_MASTER or SYNC_MASTER (default: ${DEFAULT-VALUE})")
+        String role;
+
+        @Option(names = {"-e", "--expected-epoch"}, required = true, paramLabel = "EPOCH",
+            description = "the epoch the slave follows (haEpoch in `mqha status`); a mismatch is refused")
+        long expectedEpoch;
+
+        @Override
+        public Integer call() {
+            RemotingCommand request = RemotingCommand.createRequestCommand(PROMOTE_TO_MASTER, null);
+            request.addExtField("role", role);
+            request.addExtField("expectedEpoch", Long.toString(expectedEpoch));
+            return MqHa.call(spec.commandLine().getOut(), broker, request,
+                (o, response) -> o.println(broker + " promoted to " + role + ", " + response.getRemark()));
+        }
+    }
+}
