@@ -87,6 +87,8 @@ public final class BrokerController {
     private static final long HA_RECONNECT_INTERVAL_MS = 1000;
     /** How long one NameServer may take to answer a registration. */
     private static final long NAMESRV_TIMEOUT_MS = 6_000;
+    /** Frame bytes besides a message body: header, properties, batch framing. */
+    private static final int FRAME_HEADROOM = 1 << 20;
 
     private final BrokerConfiguration configuration;
     private final MessageStore store;
@@ -125,7 +127,8 @@ public final class BrokerController {
             pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode));
         NettyServerConfig defaults = NettyServerConfig.defaults(broker.listenPort());
         this.remotingServer = new NettyRemotingServer(new NettyServerConfig(broker.bindAddress(), broker.listenPort(),
-            defaults.selectorThreads(), defaults.maxFrameLength(), defaults.channelMaxIdleSeconds(),
+            defaults.selectorThreads(), maxFrameLength(defaults.maxFrameLength(), configuration.store().maxMessageSize()),
+            defaults.channelMaxIdleSeconds(),
             defaults.shutdownDrainTimeoutMs(), defaults.useEpoll()));
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
             configuration.store().storePathCommitLog(), remotingServer::connectionCount, pullHold::heldCount,
@@ -202,6 +205,15 @@ public final class BrokerController {
         } catch (ConfigException e) {
             throw new IllegalStateException("the configuration with free ports picked is invalid: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The largest request frame: RocketMQ's 16 MiB, or more when {@code maxMessageSize} needs it, so that
+     * a message within the limit is never cut off by the frame decoder (a closed connection) and one over
+     * it gets MESSAGE_ILLEGAL. The headroom covers the header, properties included (at most 32 KiB).
+     */
+    static int maxFrameLength(int defaultMaxFrameLength, int maxMessageSize) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(defaultMaxFrameLength, (long) maxMessageSize + FRAME_HEADROOM));
     }
 
     /** The broker's replication endpoint for its {@code brokerRole} (HA port, slave's master address, timeouts). */

@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicValidator;
@@ -18,15 +21,14 @@ import io.basalt.store.commitlog.MessageProperties;
 import io.basalt.store.commitlog.StoredMessage;
 
 /**
- * CONSUMER_SEND_MSG_BACK: a message the consumer could not process goes to its group's
- * {@code %RETRY%<group>} topic with {@code reconsumeTimes + 1}, or to {@code %DLQ%<group>} once it was
- * retried {@code maxReconsumeTimes} times (default 16) or the client asks for it (delayLevel &lt; 0), with
- * RocketMQ's RETRY_TOPIC / ORIGIN_MESSAGE_ID properties. Basalt has no delay queues, so the retry is
- * delivered without RocketMQ's back-off delay. Safe for concurrent calls.
+ * CONSUMER_SEND_MSG_BACK: a message the consumer could not process goes to a random one of the
+ * {@code retryQueueNums} queues of its group's {@code %RETRY%<group>} topic with {@code reconsumeTimes + 1},
+ * or to {@code %DLQ%<group>} once it was retried {@code maxReconsumeTimes} times (the client's value, else
+ * the group's {@code retryMaxTimes}) or the client asks for it (delayLevel &lt; 0), with RocketMQ's
+ * RETRY_TOPIC / ORIGIN_MESSAGE_ID properties. Basalt has no delay queues, so the retry is delivered
+ * without RocketMQ's back-off delay. Safe for concurrent calls.
  */
 public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
-    private static final int DEFAULT_MAX_RECONSUME_TIMES = 16;
-
     private final BrokerContext broker;
 
     public ConsumerSendMsgBackProcessor(BrokerContext broker) {
@@ -46,8 +48,14 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
         } catch (RequestFields.BadRequestException e) {
             return done(BrokerResponseCode.INVALID_PARAMETER, e.getMessage());
         }
+        Optional<SubscriptionGroupConfig> groupConfig = broker.subscriptionGroups().findOrAutoCreate(group);
+        if (groupConfig.isEmpty()) {
+            return done(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, "subscription group not exist, " + group);
+        }
+        int retryQueueNums = groupConfig.get().retryQueueNums();
+        // the client's maxReconsumeTimes (sent since RocketMQ 3.4.9) wins over the group's retryMaxTimes
         String max = f.string("maxReconsumeTimes");
-        int maxReconsumeTimes = max == null ? DEFAULT_MAX_RECONSUME_TIMES : Integer.parseInt(max.trim());
+        int maxReconsumeTimes = max == null ? groupConfig.get().retryMaxTimes() : Integer.parseInt(max.trim());
         StoredMessage original = broker.store().lookMessageByOffset(offset);
         if (original == null) {
             return done(ResponseCode.SYSTEM_ERROR, "look message by offset failed, " + offset);
@@ -61,12 +69,13 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
         int reconsumeTimes = original.reconsumeTimes();
         boolean toDlq = delayLevel < 0 || reconsumeTimes >= maxReconsumeTimes;
         String topic = toDlq ? TopicValidator.DLQ_GROUP_TOPIC_PREFIX + group : TopicValidator.retryTopic(group);
-        TopicConfig config = broker.topics().createIfAbsent(topic, 1, Perm.READ | Perm.WRITE);
+        TopicConfig config = broker.topics().createIfAbsent(topic, toDlq ? 1 : retryQueueNums, Perm.READ | Perm.WRITE);
         if (!config.isWritable()) {
             return done(ResponseCode.NO_PERMISSION, "the topic[" + topic + "] sending message is forbidden");
         }
+        int queueId = toDlq ? 0 : ThreadLocalRandom.current().nextInt(Math.max(1, config.writeQueueNums()));
         BrokerMessage message = BrokerMessage.builder()
-            .topic(topic).queueId(0).flag(original.flag()).body(original.body())
+            .topic(topic).queueId(queueId).flag(original.flag()).body(original.body())
             .propertiesString(MessageProperties.toPropertiesString(properties))
             .bornTimestamp(original.bornTimestamp()).bornHost((InetSocketAddress) context.remoteAddress())
             .storeHost(broker.storeHost()).sysFlag(original.sysFlag()).reconsumeTimes(reconsumeTimes + 1)

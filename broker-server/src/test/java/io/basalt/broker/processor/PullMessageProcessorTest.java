@@ -47,6 +47,7 @@ class PullMessageProcessorTest {
     MessageStore store;
     PullRequestHoldService hold;
     SendMessageProcessor send;
+    ConsumerSendMsgBackProcessor sendBack;
     PullMessageProcessor pull;
     SubscriptionGroupManager groups;
     TopicConfigManager topics;
@@ -85,6 +86,7 @@ class PullMessageProcessorTest {
             new QueueLockManager(60_000, System::currentTimeMillis), hold, new BrokerCounters(),
             () -> Map.of(0L, "127.0.0.1:10911", 1L, "127.0.0.1:10921"), () -> slaveInSync);
         send = new SendMessageProcessor(broker);
+        sendBack = new ConsumerSendMsgBackProcessor(broker);
         pull = new PullMessageProcessor(broker, 20_000);
     }
 
@@ -204,6 +206,35 @@ class PullMessageProcessorTest {
         RemotingCommand recent = pull.processRequest(context, pullRequest(99)).get();
         assertEquals("0", recent.extFields().get("suggestWhichBrokerId"), "a read near the end stays on the master");
         recent.releaseBody();
+    }
+
+    /** Sends the record at CommitLog {@code offset} back for group cg, as a consumer that failed it does. */
+    private RemotingCommand sendBack(long offset) throws Exception {
+        RemotingCommand r = RemotingCommand.request(RequestCode.CONSUMER_SEND_MSG_BACK);
+        r.putExtField("offset", Long.toString(offset));
+        r.putExtField("group", "cg");
+        r.putExtField("delayLevel", "0");
+        return sendBack.processRequest(context, r).get();
+    }
+
+    @Test
+    void aMessageSentBackGoesToTheGroupsRetryQueuesUntilItsRetryMaxTimesThenToTheDlq() throws Exception {
+        SubscriptionGroupConfig d = SubscriptionGroupConfig.defaults("cg");
+        groups.createOrUpdate(new SubscriptionGroupConfig("cg", true, true, true, false, 3, 2, d.groupRetryPolicy(), 0, 1,
+            true, 0, 15, Set.of(), Map.of()));
+        assertEquals(ResponseCode.SUCCESS, send.processRequest(context, sendRequest("TagA", "failing")).get().code());
+        long offset = 0;
+        for (int retry = 1; retry <= 2; retry++) {
+            long next = store.getMaxPhyOffset();
+            assertEquals(ResponseCode.SUCCESS, sendBack(offset).code());
+            assertEquals(retry, store.lookMessageByOffset(next).reconsumeTimes());
+            assertEquals("%RETRY%cg", store.lookMessageByOffset(next).topic());
+            offset = next;
+        }
+        assertEquals(3, topics.get("%RETRY%cg").writeQueueNums(), "the retry topic has the group's retryQueueNums");
+        long next = store.getMaxPhyOffset();
+        assertEquals(ResponseCode.SUCCESS, sendBack(offset).code());
+        assertEquals("%DLQ%cg", store.lookMessageByOffset(next).topic(), "retried retryMaxTimes (2) times: dead letter");
     }
 
     @Test

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.broker.config.BrokerConfiguration;
 
-class BrokerControllerPortsTest {
+class BrokerControllerTest {
     @TempDir
     Path dir;
 
@@ -43,5 +43,11 @@ class BrokerControllerPortsTest {
         BrokerConfiguration asked = BrokerConfiguration.of(Map.of("listenPort", "20931", "metricsPort", "0",
             "storePathRootDir", dir.toString()));
         assertSame(asked, BrokerController.withConcretePorts(asked));
+    }
+
+    @Test
+    void theFrameLimitLeavesRoomForTheLargestAcceptedMessage() {
+        assertEquals(16 << 20, BrokerController.maxFrameLength(16 << 20, 4 << 20), "RocketMQ's 16 MiB for 4 MiB messages");
+        assertEquals((64 << 20) + (1 << 20), BrokerController.maxFrameLength(16 << 20, 64 << 20));
     }
 }
