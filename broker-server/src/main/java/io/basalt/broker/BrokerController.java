@@ -71,8 +71,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Assembles one broker from its configuration: store → topic, offset, subscription group and client state → processors
- * on their executors → remoting server. {@link #start()} goes bottom-up; {@link #shutdown()} top-down:
+ * Assembles one broker from its configuration: store → topic, offset, subscription group and client
+ * state → processors on their executors → remoting server. {@link #start()} goes bottom-up; {@link #shutdown()} top-down:
  * release held pulls, stop accepting and answer what is in flight, persist offsets and topics, shut the
  * store down (flush, checkpoint, unmap, abort marker removed last). Both are idempotent; start and
  * shutdown are called from one thread (start-up, then the shutdown hook).

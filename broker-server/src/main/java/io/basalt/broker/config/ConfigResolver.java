@@ -133,8 +133,8 @@ final class ConfigResolver {
             warnings.add("brokerId=" + brokerId + " with brokerRole=" + role + ": a master's id is always 0; using 0");
             values.correct(ConfigKeys.BROKER_ID, 0L);
         }
-        // A slave replicates from the address it is given; learning the master from the name servers is
-        // not implemented, so a slave without haMasterAddress would never replicate.
+        // A slave replicates only from the address it is given: it does not look its master up on the
+        // name servers, so without haMasterAddress it would never replicate.
         if (role == BrokerRole.SLAVE && values.has(ConfigKeys.HA_MASTER_ADDRESS)
             && values.get(ConfigKeys.HA_MASTER_ADDRESS).isEmpty()) {
             problems.add("brokerRole=SLAVE needs haMasterAddress (the master's host:haListenPort)");

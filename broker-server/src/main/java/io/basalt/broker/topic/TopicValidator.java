@@ -18,18 +18,28 @@ public final class TopicValidator {
 
     /** Why the name is not a valid topic name, or null when it is. */
     public static String invalidReason(String topic) {
-        if (topic == null || topic.isBlank()) {
-            return "the specified topic is blank.";
+        return invalidName("topic", topic, TOPIC_MAX_LENGTH);
+    }
+
+    /**
+     * RocketMQ's rule for topic and group names ({@code isTopicOrGroupIllegal}): not blank, at most
+     * {@code maxLength} characters of {@code [%|a-zA-Z0-9_-]}. Why {@code name} breaks it, or null.
+     *
+     * @param kind "topic" or "group", as the reason names it
+     */
+    public static String invalidName(String kind, String name, int maxLength) {
+        if (name == null || name.isBlank()) {
+            return "the specified " + kind + " is blank.";
         }
-        if (topic.length() > TOPIC_MAX_LENGTH) {
-            return "the specified topic is longer than topic max length " + TOPIC_MAX_LENGTH + ".";
+        if (name.length() > maxLength) {
+            return "the specified " + kind + " is longer than " + kind + " max length " + maxLength + ".";
         }
-        for (int i = 0; i < topic.length(); i++) {
-            char c = topic.charAt(i);
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
             boolean ok = c == '%' || c == '|' || c == '_' || c == '-' || (c >= 'a' && c <= 'z')
                 || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
             if (!ok) {
-                return "the specified topic[" + topic + "] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$";
+                return "the specified " + kind + "[" + name + "] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$";
             }
         }
         return null;
