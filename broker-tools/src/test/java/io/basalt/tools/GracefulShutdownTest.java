@@ -85,6 +85,7 @@ class GracefulShutdownTest {
         try {
             MessageQueue mq = new MessageQueue("ShutdownTopic", broker.brokerName(), 0);
             consumer.assign(List.of(mq));
+            LitePullConsumers.awaitFirstPull(consumer);
             consumer.commitSync(Map.of(mq, commitOffset), true);
         } finally {
             consumer.shutdown();

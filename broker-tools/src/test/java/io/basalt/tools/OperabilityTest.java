@@ -136,6 +136,7 @@ class OperabilityTest {
         try {
             MessageQueue mq = new MessageQueue("LagTopic", broker.brokerName(), 0);
             consumer.assign(List.of(mq));
+            LitePullConsumers.awaitFirstPull(consumer);
             consumer.commitSync(Map.of(mq, 7L), true);
             String series = "basalt_consumer_lag_messages{group=\"lag_group\",queue=\"0\",topic=\"LagTopic\"}";
             await().atMost(Duration.ofSeconds(20)).until(() -> Scripts.sample(metrics(), series) == 3.0);
