@@ -76,6 +76,32 @@ class MasterValidationTest {
     }
 
     @Test
+    void requestBelowTheMastersOldestOffsetIsRefused() throws Exception {
+        try (HANode master = HANode.open(dir, FlushDiskType.ASYNC_FLUSH).asMaster(HANode.config(), false)) {
+            master.putMany("T", 0, 3000, 1024);
+            // the dispatcher may still be reading the first file, which keeps it
+            await().atMost(ofSeconds(30)).until(() -> master.store.commitLog().deleteExpiredFiles(0, 0, 1000, true) > 0);
+            long min = master.store.getMinPhyOffset();
+            assertTrue(min > 0, "retention removed the first files");
+            DataOutputStream[] out = new DataOutputStream[1];
+            DataInputStream[] in = new DataInputStream[1];
+            try (Socket s = hello(master, out, in)) {
+                // the last offset of a deleted file: a slave that would have a gap before the master's log
+                out[0].writeLong(min - 1);
+                out[0].flush();
+                assertClosedByMaster(in[0]);
+            }
+            assertTrue(master.master.slaves().isEmpty());
+            try (Socket s = hello(master, out, in)) {
+                out[0].writeLong(min);
+                out[0].flush();
+                await().atMost(ofSeconds(10)).until(() -> master.master.slaves().size() == 1);
+                assertEquals(min, in[0].readLong(), "the first chunk starts at the oldest offset held");
+            }
+        }
+    }
+
+    @Test
     void ackBeyondWhatWasSentIsRefusedAndNeverAcknowledgesAPut() throws Exception {
         try (HANode master = HANode.open(dir, FlushDiskType.ASYNC_FLUSH).asMaster(HANode.config(), true)) {
             DataOutputStream[] out = new DataOutputStream[1];

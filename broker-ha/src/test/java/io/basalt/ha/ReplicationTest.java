@@ -20,6 +20,7 @@ import io.basalt.store.FlushDiskType;
 import io.basalt.store.GetMessageResult;
 import io.basalt.store.commitlog.PutMessageResult;
 import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.mappedfile.SelectedBuffer;
 
 /** Two stores with HA on loopback: streaming, catch-up, restart, truncation. */
 @ExtendWith(NoLeakedThreads.class)
@@ -36,6 +37,38 @@ class ReplicationTest {
         long max = master.store.getMaxPhyOffset();
         assertEquals(min, slave.store.getMinPhyOffset(), "slave starts where the master's oldest file starts");
         assertArrayEquals(master.commitLogBytes(min, max), slave.commitLogBytes(min, max));
+    }
+
+    @Test
+    void emptySlaveOfATrimmedMasterStartsAtItsOldestRetainedOffset() throws Exception {
+        try (HANode master = HANode.open(dir.resolve("m"), FlushDiskType.ASYNC_FLUSH).asMaster(HANode.config(), false)) {
+            master.putMany("TopicA", 0, 3000, 1024);
+            // a reader holding the second file stops retention there: only the first file goes
+            SelectedBuffer held = master.store.commitLog().select(HANode.FILE_SIZE);
+            try {
+                // the dispatcher may still be reading the first file, which also keeps it
+                await().atMost(ofSeconds(30)).until(() -> master.store.commitLog().deleteExpiredFiles(0, 0, 1000, true) > 0);
+            } finally {
+                held.release();
+            }
+            long min = master.store.getMinPhyOffset();
+            assertEquals(HANode.FILE_SIZE, min);
+            assertTrue(master.store.getMaxPhyOffset() > 2L * HANode.FILE_SIZE, "older files than the last are kept");
+            try (HANode slave = HANode.open(dir.resolve("s"), FlushDiskType.ASYNC_FLUSH)
+                .asSlave(HANode.config(), master.haAddress())) {
+                awaitCaughtUp(master, slave);
+                assertEquals(min, slave.slave.lastRequestedOffset());
+                assertSameLog(master, slave);
+                assertEquals(master.store.getMaxPhyOffset(), master.master.slaves().get(0).ackOffset());
+                // the slave's queues start where its log does, at the first retained message
+                await().atMost(ofSeconds(30)).until(() -> slave.store.getMaxOffsetInQueue("TopicA", 0) == 750);
+                long first = slave.store.getMinOffsetInQueue("TopicA", 0);
+                assertTrue(first > 0, "no entry for a deleted file");
+                GetMessageResult read = slave.store.getMessage("g", "TopicA", 0, first, 8, null);
+                assertEquals(8, read.messageCount());
+                read.close();
+            }
+        }
     }
 
     @Test

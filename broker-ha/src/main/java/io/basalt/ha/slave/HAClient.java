@@ -301,7 +301,9 @@ public final class HAClient {
             if (state != State.TRANSFER) {
                 return;
             }
-            long max = store.getMaxPhyOffset();
+            // An empty slave that started at the master's oldest offset holds nothing below it: until its
+            // first chunk lands its log (empty, end 0) begins at the requested offset, which is what it has.
+            long max = Math.max(store.getMaxPhyOffset(), requestedOffset);
             if (always || max != reportedOffset) {
                 reportedOffset = max;
                 ctx.writeAndFlush(ctx.alloc().buffer(HAWire.REPORT_LENGTH).writeLong(max));

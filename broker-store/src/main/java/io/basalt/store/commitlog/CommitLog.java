@@ -507,6 +507,12 @@ public final class CommitLog {
                 return ReplicaAppend.NOT_WRITABLE;
             }
             MappedFile last = files.lastFile();
+            if (last != null && physicalOffset != last.fileFromOffset() && physicalOffset % fileSize == 0
+                && holdsNoBytes()) {
+                // an empty slave starting at its master's oldest retained offset, beyond this log's first file
+                files.restartEmptyAt(physicalOffset);
+                last = null;
+            }
             long end = last == null ? physicalOffset : files.maxWrotePosition();
             if (physicalOffset != end || (last == null && physicalOffset % fileSize != 0)) {
                 return ReplicaAppend.OFFSET_MISMATCH;
@@ -530,6 +536,15 @@ public final class CommitLog {
         }
         afterAppend();
         return ReplicaAppend.APPENDED;
+    }
+
+    private boolean holdsNoBytes() {
+        for (MappedFile file : files.files()) {
+            if (file.wrotePosition() != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

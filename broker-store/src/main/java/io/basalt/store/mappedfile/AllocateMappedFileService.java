@@ -101,6 +101,23 @@ public final class AllocateMappedFileService extends ServiceThread {
         return fresh;
     }
 
+    /**
+     * Cancels every request and deletes the files created ahead of need that were never handed out:
+     * the queue they were meant for has moved its start ({@link MappedFileQueue#restartEmptyAt}).
+     * Writer thread only.
+     */
+    public void discardUnclaimed() {
+        for (AllocateRequest request : requests.values()) {
+            if (!request.future.completeExceptionally(new IOException("discarded: the queue moved its start"))) {
+                MappedFile file = request.future.getNow(null);
+                if (file != null) {
+                    file.destroy(1000);
+                }
+            }
+        }
+        requests.clear();
+    }
+
     /** True while {@code path} has been requested and not yet handed out. */
     boolean isRequested(Path path) {
         return requests.containsKey(path);
@@ -116,7 +133,11 @@ public final class AllocateMappedFileService extends ServiceThread {
             return 1;
         }
         try {
-            request.future.complete(create(request));
+            MappedFile file = create(request);
+            if (!request.future.complete(file)) {
+                // discarded while it was being created
+                file.destroy(1000);
+            }
         } catch (IOException | RuntimeException e) {
             LOG.error("AllocateMappedFileService: creating {} ({} bytes) failed: {}", request.path, request.fileSize,
                 e.toString());

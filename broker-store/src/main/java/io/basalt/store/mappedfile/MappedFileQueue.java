@@ -289,6 +289,35 @@ public final class MappedFileQueue {
     }
 
     /**
+     * Moves the start of a queue that holds no byte yet to {@code offset}, a file start: its empty
+     * files, and those the allocator made ahead of need, are deleted, and the next
+     * {@link #lastFileOrCreate} creates the file at {@code offset}. An empty slave that replicates
+     * from its master's oldest retained offset starts this way. Writer thread only.
+     *
+     * @throws IllegalArgumentException when {@code offset} is not a file start
+     * @throws IllegalStateException when a file holds bytes
+     */
+    public void restartEmptyAt(long offset) {
+        if (offset < 0 || offset % fileSize != 0) {
+            throw new IllegalArgumentException("offset " + offset + " is not the start of a " + fileSize + "-byte file");
+        }
+        for (MappedFile file : files) {
+            if (file.wrotePosition() != 0) {
+                throw new IllegalStateException(file.path() + " holds " + file.wrotePosition() + " bytes");
+            }
+        }
+        if (allocator != null) {
+            allocator.discardUnclaimed();
+        }
+        for (MappedFile file : removeAll()) {
+            file.destroy(1000);
+        }
+        committedWhere = offset;
+        flushedWhere = offset;
+        LOG.info("{} holds no byte; it now starts at offset {}", dir, offset);
+    }
+
+    /**
      * Recovery: keeps {@code [.., offset)}. Zeroes the rest of the file holding {@code offset} and
      * deletes every file after it (renamed to {@code .delete} first); lowers committedWhere and
      * flushedWhere to {@code offset} if they were beyond it.

@@ -125,6 +125,52 @@ class CommitLogTest {
     }
 
     @Test
+    void anEmptyReplicaStartsAtTheFileItIsSentAndReopensThere() throws IOException {
+        CommitLog master = start(config(FlushDiskType.ASYNC_FLUSH).storePathRootDir(dir.resolve("master").toString()).build());
+        long third = 2L * FILE_SIZE;
+        while (master.maxOffset() < third + 4096) {
+            put(master, message(0, 4000));
+        }
+        byte[] chunk = new byte[4000];
+        try (SelectedBuffer selected = master.select(third, chunk.length)) {
+            selected.buffer().get(chunk);
+        }
+        StoreConfig replicaConfig = config(FlushDiskType.ASYNC_FLUSH).storePathRootDir(dir.resolve("replica").toString()).build();
+        CommitLog replica = start(replicaConfig);
+        put(replica, message(0, 200));
+        assertEquals(CommitLog.ReplicaAppend.OFFSET_MISMATCH, replica.appendReplicated(third, ByteBuffer.wrap(chunk)),
+            "a log that holds bytes never jumps");
+        replica.shutdown();
+        opened.remove(replica);
+        deleteTree(dir.resolve("replica"));
+
+        replica = start(replicaConfig);
+        assertEquals(CommitLog.ReplicaAppend.OFFSET_MISMATCH, replica.appendReplicated(third + 100, ByteBuffer.wrap(chunk)),
+            "only a file start begins an empty log");
+        assertEquals(CommitLog.ReplicaAppend.APPENDED, replica.appendReplicated(third, ByteBuffer.wrap(chunk)));
+        assertEquals(third, replica.minOffset());
+        assertEquals(third + chunk.length, replica.maxOffset());
+        replica.shutdown();
+        opened.remove(replica);
+        try (var names = Files.list(replicaConfig.commitLogDir())) {
+            assertTrue(names.allMatch(f -> Long.parseLong(f.getFileName().toString()) >= third),
+                "no file is left before the new start (none made ahead of need either)");
+        }
+
+        CommitLog reopened = start(replicaConfig);
+        assertEquals(third, reopened.minOffset());
+        assertEquals(third + chunk.length, reopened.maxOffset());
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (var paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    @Test
     void rollsOverWithEndOfFileMarkerAtExactBoundaries() throws IOException {
         CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).build());
         // Fill the first file up to exactly 8 bytes before its end: the record fits, the marker too.
