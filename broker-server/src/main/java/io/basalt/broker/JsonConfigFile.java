@@ -100,6 +100,15 @@ public final class JsonConfigFile {
 
     /** Replaces the file's content atomically and durably, keeping the previous valid content as {@code .bak}. */
     public void store(JsonNode content) throws IOException {
+        try {
+            replaceDurably(content);
+        } catch (IOException e) {
+            // the caller's message (often a remark to a remote admin tool) then names the file
+            throw new IOException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void replaceDurably(JsonNode content) throws IOException {
         byte[] bytes = MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(content);
         Files.createDirectories(file.getParent());
         writeDurably(temp, bytes);

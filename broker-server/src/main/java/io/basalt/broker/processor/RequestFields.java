@@ -1,58 +1,88 @@
 package io.basalt.broker.processor;
 
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.ResponseCode;
 import java.util.Map;
 
-import io.basalt.remoting.protocol.RemotingCommand;
-
 /**
- * Reads the custom header fields of a request by RocketMQ's field names. A missing required field or
- * a bad number throws {@link BadRequestException}, which the processors answer with a clear remark.
+ * Reads a request's custom header fields by RocketMQ's names; a blank value counts as absent. A
+ * missing required field or a bad number is a {@link BadRequestException}; {@link #badRequest} turns
+ * it into the response RocketMQ gives when it cannot decode a header.
  */
-final class RequestFields {
+public final class RequestFields {
     private final Map<String, String> fields;
 
-    RequestFields(RemotingCommand request) {
+    public RequestFields(RemotingCommand request) {
         this.fields = request.extFields() == null ? Map.of() : request.extFields();
     }
 
-    static final class BadRequestException extends Exception {
+    public static final class BadRequestException extends Exception {
+        private static final long serialVersionUID = 1L;
+
         BadRequestException(String message) {
             super(message);
         }
     }
 
-    String string(String name) {
-        return fields.get(name);
+    public static RemotingCommand badRequest(BadRequestException e) {
+        return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, e.getMessage());
     }
 
-    String requireString(String name) throws BadRequestException {
-        String v = fields.get(name);
-        if (v == null) {
+    public String string(String name) {
+        String value = fields.get(name);
+        return value == null || value.isBlank() ? null : value;
+    }
+
+    public String requireString(String name) throws BadRequestException {
+        String value = string(name);
+        if (value == null) {
             throw new BadRequestException("the custom field <" + name + "> is null");
         }
-        return v;
+        return value;
     }
 
-    int requireInt(String name) throws BadRequestException {
-        String v = requireString(name);
+    public int intValue(String name, int fallback) throws BadRequestException {
+        String value = string(name);
+        if (value == null) {
+            return fallback;
+        }
         try {
-            return Integer.parseInt(v.trim());
+            return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            throw new BadRequestException("the custom field <" + name + "> is not an int: " + v);
+            throw new BadRequestException("the custom field <" + name + "> is not an int: " + value);
         }
     }
 
-    long requireLong(String name) throws BadRequestException {
-        String v = requireString(name);
+    public int requireInt(String name) throws BadRequestException {
+        requireString(name);
+        return intValue(name, 0);
+    }
+
+    public long longValue(String name, long fallback) throws BadRequestException {
+        String value = string(name);
+        if (value == null) {
+            return fallback;
+        }
         try {
-            return Long.parseLong(v.trim());
+            return Long.parseLong(value.trim());
         } catch (NumberFormatException e) {
-            throw new BadRequestException("the custom field <" + name + "> is not a long: " + v);
+            throw new BadRequestException("the custom field <" + name + "> is not a long: " + value);
         }
     }
 
-    Boolean bool(String name) {
-        String v = fields.get(name);
-        return v == null ? null : Boolean.parseBoolean(v);
+    public long requireLong(String name) throws BadRequestException {
+        requireString(name);
+        return longValue(name, 0L);
+    }
+
+    public boolean bool(String name, boolean fallback) {
+        String value = string(name);
+        return value == null ? fallback : Boolean.parseBoolean(value.trim());
+    }
+
+    /** The boolean value, or null when the field is absent (a request that leaves the choice open). */
+    public Boolean bool(String name) {
+        String value = string(name);
+        return value == null ? null : Boolean.parseBoolean(value.trim());
     }
 }

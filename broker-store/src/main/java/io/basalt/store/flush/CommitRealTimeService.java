@@ -19,11 +19,8 @@ public final class CommitRealTimeService extends ServiceThread {
     private final FlushTarget target;
     private final FailStop failStop;
     private final int intervalMs;
-    private final int leastPages;
-    private final int thoroughIntervalMs;
-    private final LongSupplier clockMs;
+    private final LeastPagesSchedule schedule;
     private final Runnable onCommitted;
-    private long lastThoroughMs;
     /** Set by the first data wakeup after a round; later ones skip the wakeup (a lock and a signal). */
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
 
@@ -33,11 +30,8 @@ public final class CommitRealTimeService extends ServiceThread {
         this.target = target;
         this.failStop = failStop;
         this.intervalMs = intervalMs;
-        this.leastPages = leastPages;
-        this.thoroughIntervalMs = thoroughIntervalMs;
-        this.clockMs = clockMs;
+        this.schedule = new LeastPagesSchedule(leastPages, thoroughIntervalMs, clockMs);
         this.onCommitted = onCommitted;
-        this.lastThoroughMs = clockMs.getAsLong();
     }
 
     /** New appends are waiting in the write buffer ({@code wakeCommitWhenPutMessage}). */
@@ -50,13 +44,7 @@ public final class CommitRealTimeService extends ServiceThread {
     @Override
     protected int doWork() {
         wakeupRequested.set(false);
-        long now = clockMs.getAsLong();
-        int least = leastPages;
-        if (now - lastThoroughMs >= thoroughIntervalMs) {
-            least = 0;
-            lastThoroughMs = now;
-        }
-        commit(least);
+        commit(schedule.nextRound());
         return 0;
     }
 

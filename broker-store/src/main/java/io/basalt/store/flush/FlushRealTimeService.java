@@ -26,11 +26,9 @@ public final class FlushRealTimeService extends ServiceThread {
     private final FlushTarget target;
     private final FailStop failStop;
     private final int intervalMs;
-    private final int leastPages;
-    private final int thoroughIntervalMs;
+    private final LeastPagesSchedule schedule;
     private final boolean timed;
     private final LongSupplier clockMs;
-    private long lastThoroughMs;
     private volatile FlushObserver observer = FlushObserver.NONE;
     /** Set by the first data wakeup after a round; later ones skip the wakeup (a lock and a signal). */
     private final AtomicBoolean wakeupRequested = new AtomicBoolean();
@@ -41,11 +39,9 @@ public final class FlushRealTimeService extends ServiceThread {
         this.target = target;
         this.failStop = failStop;
         this.intervalMs = intervalMs;
-        this.leastPages = leastPages;
-        this.thoroughIntervalMs = thoroughIntervalMs;
+        this.schedule = new LeastPagesSchedule(leastPages, thoroughIntervalMs, clockMs);
         this.timed = timed;
         this.clockMs = clockMs;
-        this.lastThoroughMs = clockMs.getAsLong();
     }
 
     /** New data is there: wakes the flusher unless it runs in timed mode. */
@@ -64,13 +60,7 @@ public final class FlushRealTimeService extends ServiceThread {
     @Override
     protected int doWork() {
         wakeupRequested.set(false);
-        long now = clockMs.getAsLong();
-        int least = leastPages;
-        if (now - lastThoroughMs >= thoroughIntervalMs) {
-            least = 0;
-            lastThoroughMs = now;
-        }
-        flush(least);
+        flush(schedule.nextRound());
         return 0;
     }
 

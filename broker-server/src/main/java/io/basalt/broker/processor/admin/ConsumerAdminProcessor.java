@@ -3,6 +3,7 @@ package io.basalt.broker.processor.admin;
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.ConsumerGroupInfo;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.processor.RequestFields;
 import io.basalt.broker.protocol.Connection;
 import io.basalt.broker.protocol.ConsumeStats;
 import io.basalt.broker.protocol.ConsumerConnection;
@@ -60,12 +61,12 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
 
     @Override
     public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
-        AdminFields fields = new AdminFields(request);
+        RequestFields fields = new RequestFields(request);
         if (request.code() == RequestCode.GET_CONSUMER_RUNNING_INFO || request.code() == RequestCode.CONSUME_MESSAGE_DIRECTLY) {
             try {
                 return callConsumer(request, fields.requireString("consumerGroup"), fields.requireString("clientId"));
-            } catch (AdminFields.BadRequestException e) {
-                return CompletableFuture.completedFuture(AdminFields.badRequest(e));
+            } catch (RequestFields.BadRequestException e) {
+                return CompletableFuture.completedFuture(RequestFields.badRequest(e));
             }
         }
         RemotingCommand response;
@@ -77,8 +78,8 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
                 default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                     "request type " + request.code() + " not supported");
             };
-        } catch (AdminFields.BadRequestException e) {
-            response = AdminFields.badRequest(e);
+        } catch (RequestFields.BadRequestException e) {
+            response = RequestFields.badRequest(e);
         }
         return CompletableFuture.completedFuture(response);
     }

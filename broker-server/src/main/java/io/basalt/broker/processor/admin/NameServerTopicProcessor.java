@@ -1,16 +1,15 @@
 package io.basalt.broker.processor.admin;
 
+import io.basalt.broker.processor.RequestFields;
 import io.basalt.broker.protocol.TopicList;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
-import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The topic requests an admin tool sends to its NameServer, answered by the broker for itself (a
@@ -18,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  * topics for its own cluster, none for another) and DELETE_TOPIC_IN_NAMESRV (the route disappears
  * with the topic, which DELETE_TOPIC_IN_BROKER has already removed). Safe for concurrent calls.
  */
-public final class NameServerTopicProcessor implements RequestProcessor {
+public final class NameServerTopicProcessor extends ImmediateAdminProcessor {
     private final String clusterName;
     private final TopicConfigManager topics;
 
@@ -28,24 +27,17 @@ public final class NameServerTopicProcessor implements RequestProcessor {
     }
 
     @Override
-    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
-        AdminFields fields = new AdminFields(request);
-        RemotingCommand response;
-        try {
-            response = switch (request.code()) {
-                case RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER -> topicList(true);
-                case RequestCode.GET_TOPICS_BY_CLUSTER -> topicList(clusterName.equals(fields.requireString("cluster")));
-                case RequestCode.DELETE_TOPIC_IN_NAMESRV -> {
-                    fields.requireString("topic");
-                    yield RemotingCommand.response(ResponseCode.SUCCESS, null);
-                }
-                default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-                    "request type " + request.code() + " not supported");
-            };
-        } catch (AdminFields.BadRequestException e) {
-            response = AdminFields.badRequest(e);
-        }
-        return CompletableFuture.completedFuture(response);
+    protected RemotingCommand answer(RemotingCommand request, RequestFields fields, RequestContext context)
+        throws RequestFields.BadRequestException {
+        return switch (request.code()) {
+            case RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER -> topicList(true);
+            case RequestCode.GET_TOPICS_BY_CLUSTER -> topicList(clusterName.equals(fields.requireString("cluster")));
+            case RequestCode.DELETE_TOPIC_IN_NAMESRV -> {
+                fields.requireString("topic");
+                yield RemotingCommand.response(ResponseCode.SUCCESS, null);
+            }
+            default -> null;
+        };
     }
 
     private RemotingCommand topicList(boolean ours) {

@@ -1,14 +1,13 @@
 package io.basalt.broker.processor.admin;
 
+import io.basalt.broker.processor.RequestFields;
 import io.basalt.remoting.processor.RequestContext;
-import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
 import io.basalt.store.QueryMessageResult;
 import io.basalt.store.mappedfile.SelectedBuffer;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Message lookups, as RocketMQ's {@code QueryMessageProcessor} answers them: QUERY_MESSAGE (by key
@@ -18,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  * message id). The records are copied out of the mapped files: these are rare operator requests.
  * Safe for concurrent calls.
  */
-public final class QueryMessageProcessor implements RequestProcessor {
+public final class QueryMessageProcessor extends ImmediateAdminProcessor {
     /** RocketMQ's {@code MixAll.UNIQUE_MSG_QUERY_FLAG}. */
     static final String UNIQUE_KEY_QUERY = "_UNIQUE_KEY_QUERY";
     /** RocketMQ's {@code defaultQueryMaxNum}: the answer size of a unique-key query. */
@@ -33,23 +32,16 @@ public final class QueryMessageProcessor implements RequestProcessor {
     }
 
     @Override
-    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
-        AdminFields fields = new AdminFields(request);
-        RemotingCommand response;
-        try {
-            response = switch (request.code()) {
-                case RequestCode.QUERY_MESSAGE -> queryMessage(fields);
-                case RequestCode.VIEW_MESSAGE_BY_ID -> viewMessage(fields.requireLong("offset"));
-                default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-                    "request type " + request.code() + " not supported");
-            };
-        } catch (AdminFields.BadRequestException e) {
-            response = AdminFields.badRequest(e);
-        }
-        return CompletableFuture.completedFuture(response);
+    protected RemotingCommand answer(RemotingCommand request, RequestFields fields, RequestContext context)
+        throws RequestFields.BadRequestException {
+        return switch (request.code()) {
+            case RequestCode.QUERY_MESSAGE -> queryMessage(fields);
+            case RequestCode.VIEW_MESSAGE_BY_ID -> viewMessage(fields.requireLong("offset"));
+            default -> null;
+        };
     }
 
-    private RemotingCommand queryMessage(AdminFields fields) throws AdminFields.BadRequestException {
+    private RemotingCommand queryMessage(RequestFields fields) throws RequestFields.BadRequestException {
         String topic = fields.requireString("topic");
         String key = fields.requireString("key");
         int maxNum = fields.requireInt("maxNum");

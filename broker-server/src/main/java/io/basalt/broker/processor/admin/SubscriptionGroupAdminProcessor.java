@@ -1,6 +1,7 @@
 package io.basalt.broker.processor.admin;
 
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.processor.RequestFields;
 import io.basalt.broker.protocol.Json;
 import io.basalt.broker.protocol.JsonException;
 import io.basalt.broker.protocol.SubscriptionGroupWrapper;
@@ -8,13 +9,11 @@ import io.basalt.broker.subscription.GroupValidator;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.remoting.processor.RequestContext;
-import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import java.io.IOException;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * GET_SUBSCRIPTIONGROUP_CONFIG (header {@code group}) and DELETE_SUBSCRIPTIONGROUP (headers {@code groupName},
  * {@code cleanOffset}). Safe for concurrent calls.
  */
-public final class SubscriptionGroupAdminProcessor implements RequestProcessor {
+public final class SubscriptionGroupAdminProcessor extends ImmediateAdminProcessor {
     private static final Logger log = LoggerFactory.getLogger(SubscriptionGroupAdminProcessor.class);
 
     private final SubscriptionGroupManager groups;
@@ -37,26 +36,15 @@ public final class SubscriptionGroupAdminProcessor implements RequestProcessor {
     }
 
     @Override
-    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
-        AdminFields fields = new AdminFields(request);
-        RemotingCommand response;
-        try {
-            response = switch (request.code()) {
-                case RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP -> updateAndCreate(request, context);
-                case RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG -> all();
-                case RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG -> one(fields.requireString("group"));
-                case RequestCode.DELETE_SUBSCRIPTIONGROUP -> delete(fields, context);
-                default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-                    "request type " + request.code() + " not supported");
-            };
-        } catch (AdminFields.BadRequestException e) {
-            response = AdminFields.badRequest(e);
-        } catch (IOException e) {
-            log.error("persisting subscriptionGroup.json failed: {}", e.toString());
-            response = RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
-                "persisting subscriptionGroup.json failed: " + e.getMessage());
-        }
-        return CompletableFuture.completedFuture(response);
+    protected RemotingCommand answer(RemotingCommand request, RequestFields fields, RequestContext context)
+        throws RequestFields.BadRequestException, IOException {
+        return switch (request.code()) {
+            case RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP -> updateAndCreate(request, context);
+            case RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG -> all();
+            case RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG -> one(fields.requireString("group"));
+            case RequestCode.DELETE_SUBSCRIPTIONGROUP -> delete(fields, context);
+            default -> null;
+        };
     }
 
     private RemotingCommand updateAndCreate(RemotingCommand request, RequestContext context) throws IOException {
@@ -106,7 +94,7 @@ public final class SubscriptionGroupAdminProcessor implements RequestProcessor {
         return response;
     }
 
-    private RemotingCommand delete(AdminFields fields, RequestContext context) throws AdminFields.BadRequestException,
+    private RemotingCommand delete(RequestFields fields, RequestContext context) throws RequestFields.BadRequestException,
         IOException {
         String group = fields.requireString("groupName");
         boolean existed = groups.delete(group);

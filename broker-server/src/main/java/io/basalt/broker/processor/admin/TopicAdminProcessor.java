@@ -2,6 +2,7 @@ package io.basalt.broker.processor.admin;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.processor.RequestFields;
 import io.basalt.broker.protocol.DataVersion;
 import io.basalt.broker.protocol.Json;
 import io.basalt.broker.protocol.MessageQueue;
@@ -12,7 +13,6 @@ import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicValidator;
 import io.basalt.remoting.processor.RequestContext;
-import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
@@ -22,7 +22,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * DELETE_TOPIC_IN_BROKER, GET_ALL_TOPIC_CONFIG, GET_TOPIC_CONFIG and GET_TOPIC_STATS_INFO (per queue:
  * min and max logical offsets and the store time of the last message). Safe for concurrent calls.
  */
-public final class TopicAdminProcessor implements RequestProcessor {
+public final class TopicAdminProcessor extends ImmediateAdminProcessor {
     private static final Logger log = LoggerFactory.getLogger(TopicAdminProcessor.class);
 
     private final String brokerName;
@@ -48,26 +47,16 @@ public final class TopicAdminProcessor implements RequestProcessor {
     }
 
     @Override
-    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
-        AdminFields fields = new AdminFields(request);
-        RemotingCommand response;
-        try {
-            response = switch (request.code()) {
-                case RequestCode.UPDATE_AND_CREATE_TOPIC -> updateAndCreateTopic(fields, context);
-                case RequestCode.DELETE_TOPIC_IN_BROKER -> deleteTopic(fields, context);
-                case RequestCode.GET_ALL_TOPIC_CONFIG -> allTopicConfig();
-                case RequestCode.GET_TOPIC_CONFIG -> topicConfig(fields.requireString("topic"));
-                case RequestCode.GET_TOPIC_STATS_INFO -> topicStats(fields.requireString("topic"));
-                default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-                    "request type " + request.code() + " not supported");
-            };
-        } catch (AdminFields.BadRequestException e) {
-            response = AdminFields.badRequest(e);
-        } catch (IOException e) {
-            log.error("persisting topics.json failed: {}", e.toString());
-            response = RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "persisting topics.json failed: " + e.getMessage());
-        }
-        return CompletableFuture.completedFuture(response);
+    protected RemotingCommand answer(RemotingCommand request, RequestFields fields, RequestContext context)
+        throws RequestFields.BadRequestException, IOException {
+        return switch (request.code()) {
+            case RequestCode.UPDATE_AND_CREATE_TOPIC -> updateAndCreateTopic(fields, context);
+            case RequestCode.DELETE_TOPIC_IN_BROKER -> deleteTopic(fields, context);
+            case RequestCode.GET_ALL_TOPIC_CONFIG -> allTopicConfig();
+            case RequestCode.GET_TOPIC_CONFIG -> topicConfig(fields.requireString("topic"));
+            case RequestCode.GET_TOPIC_STATS_INFO -> topicStats(fields.requireString("topic"));
+            default -> null;
+        };
     }
 
     /** RocketMQ's system topics: the template topic, the ones clients may not send to, and {@code rmq_sys_*}. */
@@ -76,8 +65,8 @@ public final class TopicAdminProcessor implements RequestProcessor {
             || topic.startsWith("rmq_sys_");
     }
 
-    private RemotingCommand updateAndCreateTopic(AdminFields fields, RequestContext context)
-        throws AdminFields.BadRequestException, IOException {
+    private RemotingCommand updateAndCreateTopic(RequestFields fields, RequestContext context)
+        throws RequestFields.BadRequestException, IOException {
         String topic = fields.string("topic");
         String invalid = TopicValidator.invalidReason(topic);
         if (invalid != null) {
@@ -116,7 +105,7 @@ public final class TopicAdminProcessor implements RequestProcessor {
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }
 
-    private RemotingCommand deleteTopic(AdminFields fields, RequestContext context) throws IOException {
+    private RemotingCommand deleteTopic(RequestFields fields, RequestContext context) throws IOException {
         String topic = fields.string("topic");
         if (topic == null) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "The specified topic is blank.");

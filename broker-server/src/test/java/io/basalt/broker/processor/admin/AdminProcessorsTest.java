@@ -103,6 +103,18 @@ class AdminProcessorsTest {
     }
 
     @Test
+    void aTopicThatCannotBePersistedIsASystemErrorNamingTheFile() throws Exception {
+        // a directory where topics.json's temporary file goes: every store of the file fails
+        java.nio.file.Files.createDirectories(dir.resolve("config/topics.json.tmp/blocker"));
+        RemotingCommand failed = call(topicAdmin, RequestCode.UPDATE_AND_CREATE_TOPIC,
+            Map.of("topic", "TopicA", "readQueueNums", "1", "writeQueueNums", "1", "perm", "6"));
+        assertEquals(ResponseCode.SYSTEM_ERROR, failed.code());
+        assertTrue(failed.remark().startsWith("persisting failed: ") && failed.remark().contains("topics.json"),
+            failed.remark());
+        assertEquals(ResponseCode.REQUEST_CODE_NOT_SUPPORTED, call(topicAdmin, RequestCode.SEND_MESSAGE, Map.of()).code());
+    }
+
+    @Test
     void badTopicRequestsAreAnsweredWithTheirReason() throws Exception {
         RemotingCommand missing = call(topicAdmin, RequestCode.UPDATE_AND_CREATE_TOPIC, Map.of("topic", "TopicA"));
         assertEquals(ResponseCode.SYSTEM_ERROR, missing.code());

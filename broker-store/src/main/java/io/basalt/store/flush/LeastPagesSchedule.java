@@ -1,0 +1,31 @@
+package io.basalt.store.flush;
+
+import java.util.function.LongSupplier;
+
+/**
+ * How many dirty pages a periodic commit or flush round waits for: {@code leastPages}, except once
+ * every {@code thoroughIntervalMs}, when the round takes everything (0 pages). Service thread only.
+ */
+final class LeastPagesSchedule {
+    private final int leastPages;
+    private final int thoroughIntervalMs;
+    private final LongSupplier clockMs;
+    private long lastThoroughMs;
+
+    LeastPagesSchedule(int leastPages, int thoroughIntervalMs, LongSupplier clockMs) {
+        this.leastPages = leastPages;
+        this.thoroughIntervalMs = thoroughIntervalMs;
+        this.clockMs = clockMs;
+        this.lastThoroughMs = clockMs.getAsLong();
+    }
+
+    /** The page threshold of the round starting now. */
+    int nextRound() {
+        long now = clockMs.getAsLong();
+        if (now - lastThoroughMs >= thoroughIntervalMs) {
+            lastThoroughMs = now;
+            return 0;
+        }
+        return leastPages;
+    }
+}
