@@ -22,16 +22,19 @@ import java.util.stream.Stream;
 /**
  * A Basalt broker in its own JVM (the official client's Netty 4.1 and fastjson stay out of it),
  * started from broker-server's packaged jar and target/lib exactly as bin/mqbroker does, with a store
- * under a test directory, small mapped files and a free port. {@link #close()} kills it (and anything it
+ * under a test directory, small mapped files and free ports (remoting, HA, metrics). {@link #close()} kills it (and anything it
  * started) if it is still alive, so no process outlives a failed test.
  */
 public final class BrokerProcess implements AutoCloseable {
-    static final Path BASALT_HOME = Path.of(System.getProperty("basalt.home", "..")).toAbsolutePath().normalize();
+    public static final Path BASALT_HOME = Path.of(System.getProperty("basalt.home", "..")).toAbsolutePath().normalize();
 
     private final Path dir;
     private final Path confFile;
     private final int port;
     private Process process;
+
+    private final int metricsPort;
+    private final String brokerName;
 
     private BrokerProcess(Path dir, int port, Map<String, String> extra) throws IOException {
         this.dir = dir;
@@ -46,7 +49,7 @@ public final class BrokerProcess implements AutoCloseable {
         conf.put("listenPort", Integer.toString(port));
         // Free ports for HA and metrics too: listenPort + 1 and 5557 may be taken on a shared machine.
         conf.put("haListenPort", Integer.toString(freePort()));
-        conf.put("metricsPort", "0");
+        conf.put("metricsPort", Integer.toString(freePort()));
         conf.put("brokerIP1", "127.0.0.1");
         conf.put("storePathRootDir", dir.resolve("store").toString());
         conf.put("storePathCommitLog", dir.resolve("store/commitlog").toString());
@@ -60,6 +63,8 @@ public final class BrokerProcess implements AutoCloseable {
         conf.put("maxHashSlotNum", "10000");
         conf.put("maxIndexNum", "40000");
         conf.putAll(extra);
+        this.metricsPort = Integer.parseInt(conf.get("metricsPort"));
+        this.brokerName = conf.get("brokerName");
         Files.writeString(confFile, conf.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
             .collect(Collectors.joining("\n", "", "\n")));
     }
@@ -98,6 +103,32 @@ public final class BrokerProcess implements AutoCloseable {
         return port;
     }
 
+    public String brokerName() {
+        return brokerName;
+    }
+
+    /** The port of the broker's Prometheus endpoint and status page. */
+    public int metricsPort() {
+        return metricsPort;
+    }
+
+    /** The process id of the running broker. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Sends {@code signal} (e.g. "INT", "TERM") and waits for the exit; returns the exit status. */
+    public int signalAndWait(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " failed");
+        }
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("broker did not stop within 60 s of SIG" + signal);
+        }
+        return process.exitValue();
+    }
+
     /** What a client puts in namesrvAddr: the broker answers route queries itself. */
     public String address() {
         return "127.0.0.1:" + port;
@@ -111,7 +142,7 @@ public final class BrokerProcess implements AutoCloseable {
             jar = files.filter(p -> p.getFileName().toString().matches("broker-server-.*\\.jar"))
                 .filter(p -> !p.getFileName().toString().contains("-sources") && !p.getFileName().toString().contains("-tests"))
                 .findFirst().orElseThrow(() -> new IllegalStateException("no broker-server jar in " + target
-                    + ": run mvn -pl broker-it -am package -DskipTests first"));
+                    + ": run mvn -pl broker-server -am package -DskipTests first"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -2,6 +2,7 @@ package io.basalt.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.basalt.it.BrokerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.basalt.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.basalt.it.BrokerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

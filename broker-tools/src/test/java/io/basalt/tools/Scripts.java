@@ -1,5 +1,6 @@
 package io.basalt.tools;
 
+import io.basalt.it.BrokerProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
