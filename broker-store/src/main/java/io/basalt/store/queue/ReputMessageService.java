@@ -158,7 +158,8 @@ public final class ReputMessageService extends ServiceThread {
             if (view == null) {
                 long min = source.minOffset();
                 if (from < min) {
-                    LOG.warn("Dispatch offset {} is below the CommitLog min offset {} (files deleted); going on from there", from, min);
+                    LOG.warn("Dispatch offset {} is below the CommitLog min offset {} (files deleted, or a replica "
+                        + "that began there); going on from there", from, min);
                     cursor = min;
                     return 0;
                 }
