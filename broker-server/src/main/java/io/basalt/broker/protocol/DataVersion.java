@@ -5,6 +5,11 @@ import java.util.Map;
 /** RocketMQ's {@code DataVersion}: a version stamp of a table (topics, mappings) for change detection. */
 public record DataVersion(long stateVersion, long timestamp, long counter) {
 
+    /** RocketMQ's {@code DataVersion.nextVersion}: one more change, made at {@code nowMs}. */
+    public DataVersion next(long nowMs) {
+        return new DataVersion(stateVersion, nowMs, counter + 1);
+    }
+
     public Map<String, Object> toJson() {
         Map<String, Object> json = JsonObject.fields();
         json.put("counter", counter);

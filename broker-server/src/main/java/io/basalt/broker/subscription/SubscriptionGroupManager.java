@@ -154,9 +154,8 @@ public final class SubscriptionGroupManager {
         return dataVersion;
     }
 
-    /** RocketMQ's {@code DataVersion.nextVersion}: one more change, now. */
     private void changed() throws IOException {
-        dataVersion = new DataVersion(dataVersion.stateVersion(), clock.getAsLong(), dataVersion.counter() + 1);
+        dataVersion = dataVersion.next(clock.getAsLong());
         persist();
     }
 
