@@ -432,7 +432,7 @@ public final class BrokerController {
             brokerId, broker.brokerIP1() + ":" + remotingServer.localPort(),
             broker.brokerIP1() + ":" + configuration.ha().haListenPort());
         NameServerRegistrar r = new NameServerRegistrar(nameServers, identity, () -> TopicAdminProcessor.topicTable(topics),
-            () -> topics.dataVersion().path("counter").asLong(), new NettyRemotingClient(NettyClientConfig.defaults()),
+            () -> topics.dataVersion().counter(), new NettyRemotingClient(NettyClientConfig.defaults()),
             NAMESRV_TIMEOUT_MS);
         registrar = r;
         r.start(broker.registerNameServerPeriod());

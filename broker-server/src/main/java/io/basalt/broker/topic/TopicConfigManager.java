@@ -7,12 +7,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.protocol.DataVersion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,13 +30,16 @@ public final class TopicConfigManager {
     private final JsonConfigFile file;
     private final boolean autoCreateTopicEnable;
     private final int defaultTopicQueueNums;
-    private final AtomicLong dataVersionCounter = new AtomicLong();
-    private volatile long dataVersionTimestamp = System.currentTimeMillis();
+    private final LongSupplier clock;
+    private volatile DataVersion dataVersion;
 
-    TopicConfigManager(JsonConfigFile file, boolean autoCreateTopicEnable, int defaultTopicQueueNums) {
+    TopicConfigManager(JsonConfigFile file, boolean autoCreateTopicEnable, int defaultTopicQueueNums,
+                       LongSupplier clock) {
         this.file = file;
         this.autoCreateTopicEnable = autoCreateTopicEnable;
         this.defaultTopicQueueNums = defaultTopicQueueNums;
+        this.clock = clock;
+        this.dataVersion = new DataVersion(0, clock.getAsLong(), 0);
     }
 
     /**
@@ -46,18 +50,20 @@ public final class TopicConfigManager {
     public static TopicConfigManager open(Path configDir, boolean autoCreateTopicEnable, int defaultTopicQueueNums)
         throws IOException {
         TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(configDir.resolve("topics.json")),
-            autoCreateTopicEnable, defaultTopicQueueNums);
+            autoCreateTopicEnable, defaultTopicQueueNums, System::currentTimeMillis);
         m.load();
         return m;
     }
 
-    private void load() throws IOException {
+    void load() throws IOException {
         Optional<JsonNode> content = file.load();
         if (content.isPresent()) {
             JsonNode root = content.get();
             root.path("topicConfigTable").fields().forEachRemaining(e ->
                 topics.put(e.getKey(), TopicConfig.fromJson(e.getKey(), e.getValue())));
-            dataVersionCounter.set(root.path("dataVersion").path("counter").asLong(0));
+            JsonNode version = root.path("dataVersion");
+            dataVersion = new DataVersion(version.path("stateVersion").asLong(0),
+                version.path("timestamp").asLong(dataVersion.timestamp()), version.path("counter").asLong(0));
             log.info("loaded {} topics from {}", topics.size(), file.path());
         }
         boolean changed = false;
@@ -79,13 +85,9 @@ public final class TopicConfigManager {
         return List.copyOf(topics.values());
     }
 
-    /** RocketMQ's dataVersion as JSON: counter bumped by every change. */
-    public ObjectNode dataVersion() {
-        ObjectNode v = JsonNodeFactory.instance.objectNode();
-        v.put("counter", dataVersionCounter.get());
-        v.put("stateVersion", 0);
-        v.put("timestamp", dataVersionTimestamp);
-        return v;
+    /** RocketMQ's dataVersion of the topic table: its counter is bumped by every change. */
+    public DataVersion dataVersion() {
+        return dataVersion;
     }
 
     /**
@@ -154,15 +156,18 @@ public final class TopicConfigManager {
     }
 
     private void changed() throws IOException {
-        dataVersionCounter.incrementAndGet();
-        dataVersionTimestamp = System.currentTimeMillis();
+        synchronized (this) {
+            dataVersion = dataVersion.next(clock.getAsLong());
+        }
         persist();
     }
 
     /** The file content: dataVersion and the topic table. */
     public ObjectNode toJson() {
         ObjectNode root = JsonNodeFactory.instance.objectNode();
-        root.set("dataVersion", dataVersion());
+        DataVersion version = dataVersion;
+        root.putObject("dataVersion").put("counter", version.counter()).put("stateVersion", version.stateVersion())
+            .put("timestamp", version.timestamp());
         ObjectNode table = root.putObject("topicConfigTable");
         topics.values().stream().sorted(java.util.Comparator.comparing(TopicConfig::topicName))
             .forEach(t -> table.set(t.topicName(), t.toJson()));

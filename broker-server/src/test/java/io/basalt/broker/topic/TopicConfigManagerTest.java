@@ -12,6 +12,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.protocol.DataVersion;
+
 class TopicConfigManagerTest {
     @TempDir
     Path dir;
@@ -54,7 +57,28 @@ class TopicConfigManagerTest {
             + "\"topicSysFlag\":0,\"writeQueueNums\":4}\n\t}\n}");
         TopicConfigManager m = TopicConfigManager.open(dir, true, 8);
         assertEquals(4, m.get("TopicTest").readQueueNums());
-        assertEquals(3 + 1, m.dataVersion().path("counter").asLong(), "adding TBW102 is a change");
+        assertEquals(3 + 1, m.dataVersion().counter(), "adding TBW102 is a change");
+    }
+
+    @Test
+    void theDataVersionSurvivesAReopenAndEveryChangeBumpsItOnce() throws IOException {
+        Files.writeString(dir.resolve("topics.json"), "{\"dataVersion\":{\"counter\":7,\"stateVersion\":2,"
+            + "\"timestamp\":1700000000000},\"topicConfigTable\":{\"TBW102\":{\"perm\":7,\"readQueueNums\":8,"
+            + "\"topicName\":\"TBW102\",\"writeQueueNums\":8}}}");
+        long[] now = {1_800_000_000_000L};
+        TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(dir.resolve("topics.json")), true, 8,
+            () -> now[0]);
+        m.load();
+        assertEquals(new DataVersion(2, 1_700_000_000_000L, 7), m.dataVersion(), "nothing changed at load");
+
+        now[0] += 5;
+        m.createOrUpdate(TopicConfig.of("Orders", 4, Perm.READ | Perm.WRITE));
+        assertEquals(new DataVersion(2, 1_800_000_000_005L, 8), m.dataVersion());
+        m.createIfAbsent("Orders", 4, Perm.READ | Perm.WRITE);
+        assertEquals(8, m.dataVersion().counter(), "finding an existing topic is no change");
+
+        TopicConfigManager reopened = TopicConfigManager.open(dir, true, 8);
+        assertEquals(m.dataVersion(), reopened.dataVersion());
     }
 
     @Test

@@ -1,9 +1,7 @@
 package io.basalt.broker.processor.admin;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.RequestFields;
-import io.basalt.broker.protocol.DataVersion;
 import io.basalt.broker.protocol.Json;
 import io.basalt.broker.protocol.MessageQueue;
 import io.basalt.broker.protocol.TopicConfigSerializeWrapper;
@@ -131,9 +129,7 @@ public final class TopicAdminProcessor extends ImmediateAdminProcessor {
         Map<String, TopicConfig> table = new LinkedHashMap<>();
         topics.all().stream().sorted(Comparator.comparing(TopicConfig::topicName))
             .forEach(config -> table.put(config.topicName(), config));
-        ObjectNode version = topics.dataVersion();
-        return new TopicConfigSerializeWrapper(table, new DataVersion(version.path("stateVersion").asLong(0),
-            version.path("timestamp").asLong(0), version.path("counter").asLong(0)));
+        return new TopicConfigSerializeWrapper(table, topics.dataVersion());
     }
 
     private RemotingCommand topicConfig(String topic) {
