@@ -307,7 +307,8 @@ public final class BrokerController {
             RequestCode.GET_CONSUMER_RUNNING_INFO, RequestCode.CONSUME_MESSAGE_DIRECTLY);
         register(admin, new SubscriptionGroupAdminProcessor(subscriptionGroups, offsets),
             RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG,
-            RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, RequestCode.DELETE_SUBSCRIPTIONGROUP);
+            RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, RequestCode.DELETE_SUBSCRIPTIONGROUP,
+            RequestCode.UPDATE_AND_GET_GROUP_FORBIDDEN);
         register(admin, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
             RequestCode.DELETE_TOPIC_IN_NAMESRV);

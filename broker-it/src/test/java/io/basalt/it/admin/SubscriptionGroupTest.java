@@ -25,6 +25,7 @@ import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.ResponseCode;
+import org.apache.rocketmq.remoting.protocol.subscription.GroupForbidden;
 import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.AfterAll;
@@ -118,6 +119,37 @@ class SubscriptionGroupTest {
         admin.deleteSubscriptionGroup(broker.address(), "sg_disabled");
         assertNull(admin.examineSubscriptionGroupConfig(broker.address(), "sg_disabled"));
         assertFalse(groupFile().contains("\"sg_disabled\""), "the group is gone from the file too");
+    }
+
+    @SuppressWarnings("deprecation")
+    @Test
+    void aGroupForbiddenToReadATopicByTheAdminToolIsRefusedUntilAllowedAgain() throws Exception {
+        GroupForbidden forbidden = admin.updateAndGetGroupReadForbidden(broker.address(), "sg_forbidden", TOPIC, false);
+        assertEquals(false, forbidden.getReadable());
+        assertEquals("sg_forbidden", forbidden.getGroup());
+        assertEquals(TOPIC, forbidden.getTopic());
+        assertTrue(groupFile().contains("\"sg_forbidden\""), "the forbidden table is in config/subscriptionGroup.json");
+
+        MessageQueue queue = new MessageQueue(TOPIC, "broker-a", 0);
+        DefaultMQPullConsumer consumer = new DefaultMQPullConsumer("sg_forbidden");
+        consumer.setNamesrvAddr(broker.address());
+        consumer.setInstanceName(AdminClients.instanceName());
+        consumer.start();
+        try {
+            MQBrokerException refused = assertThrows(MQBrokerException.class, () -> consumer.pull(queue, "*", 0, 32));
+            assertEquals(ResponseCode.NO_PERMISSION, refused.getResponseCode());
+            assertTrue(refused.getErrorMessage().contains("is forbidden for topic[" + TOPIC + "]"), refused.getErrorMessage());
+
+            assertEquals(true, admin.updateAndGetGroupReadForbidden(broker.address(), "sg_forbidden", TOPIC, true)
+                .getReadable());
+            PullResult found = consumer.pull(queue, "*", 0, 32);
+            assertEquals(PullStatus.FOUND, found.getPullStatus());
+            assertEquals(3, found.getMsgFoundList().size(), "allowed again, the group gets the messages");
+        } finally {
+            consumer.shutdown();
+        }
+        assertEquals(true, admin.updateAndGetGroupReadForbidden(broker.address(), "sg_forbidden", TOPIC, null)
+            .getReadable(), "a null readable only asks");
     }
 
     @Test

@@ -33,6 +33,8 @@ public final class PullMessageProcessor implements RequestProcessor {
     static final int FLAG_SUBSCRIPTION = 0x4;
     /** RocketMQ's {@code ForbiddenType.GROUP_FORBIDDEN}, the pull response's {@code forbiddenType} for a disabled group. */
     static final int GROUP_FORBIDDEN = 2;
+    /** RocketMQ's {@code ForbiddenType.SUBSCRIPTION_FORBIDDEN}: the group may not read this topic (its forbiddenTable). */
+    static final int SUBSCRIPTION_FORBIDDEN = 5;
 
     private final BrokerContext broker;
     private final long maxSuspendMs;
@@ -78,6 +80,14 @@ public final class PullMessageProcessor implements RequestProcessor {
         if (queueId < 0 || queueId >= config.readQueueNums()) {
             return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "queueId[" + queueId
                 + "] is illegal, topic:[" + topic + "] topicConfig.readQueueNums:[" + config.readQueueNums() + "]");
+        }
+        // RocketMQ checks the forbidden table only for pulls without a subscription; an operator who takes a topic
+        // from a group expects every pull of it refused, so Basalt checks them all.
+        if (broker.subscriptionGroups().isReadForbidden(h.getConsumerGroup(), topic)) {
+            RemotingCommand response = RemotingCommand.response(ResponseCode.NO_PERMISSION,
+                "the consumer group[" + h.getConsumerGroup() + "] is forbidden for topic[" + topic + "]");
+            response.putExtField("forbiddenType", Integer.toString(SUBSCRIPTION_FORBIDDEN));
+            return response;
         }
         int sysFlag = h.getSysFlag();
         SubscriptionData subscription;

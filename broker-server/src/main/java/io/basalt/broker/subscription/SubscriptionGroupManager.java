@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * {@code <storePathRootDir>/config/subscriptionGroup.json} in RocketMQ's layout
  * {@code {"subscriptionGroupTable":{name: SubscriptionGroupConfig},"forbiddenTable":{group:{topic:bits}},"dataVersion":{...}}}.
  * A group unknown at its first heartbeat or pull is created with RocketMQ's defaults when
- * {@code autoCreateSubscriptionGroup} is on. Basalt does not act on {@code forbiddenTable}; it keeps what the file
- * holds and writes it back. Reads may come from any thread; changes are serialised and persisted at once.
+ * {@code autoCreateSubscriptionGroup} is on. {@code forbiddenTable} holds, per group and topic, RocketMQ's
+ * permission bits ({@code 1 << PermName.INDEX_PERM_*}) taken from that group on that topic; a pull checks the read
+ * bit. Reads may come from any thread; changes are serialised and persisted at once.
  */
 public final class SubscriptionGroupManager {
     private static final Logger log = LoggerFactory.getLogger(SubscriptionGroupManager.class);
@@ -140,6 +141,42 @@ public final class SubscriptionGroupManager {
         log.info("deleted subscription group {}", group);
         changed();
         return true;
+    }
+
+    /** RocketMQ's {@code PermName.INDEX_PERM_READ}: the bit of {@link #forbiddenTable} a pull checks. */
+    public static final int INDEX_PERM_READ = 2;
+
+    /** True when {@code group} may not read {@code topic} (RocketMQ's {@code getForbidden(group, topic, INDEX_PERM_READ)}). */
+    public boolean isReadForbidden(String group, String topic) {
+        Map<String, Integer> topics = forbiddenTable.get(group);
+        Integer bits = topics == null ? null : topics.get(topic);
+        return bits != null && (bits & (1 << INDEX_PERM_READ)) != 0;
+    }
+
+    /**
+     * Takes reading {@code topic} from {@code group} or gives it back (admin UPDATE_AND_GET_GROUP_FORBIDDEN).
+     * The other permission bits of the pair stay as they are; a pair left with none is removed.
+     */
+    public synchronized void setReadForbidden(String group, String topic, boolean forbidden) throws IOException {
+        Map<String, Integer> topics = new TreeMap<>(forbiddenTable.getOrDefault(group, Map.of()));
+        int old = topics.getOrDefault(topic, 0);
+        int bits = forbidden ? old | (1 << INDEX_PERM_READ) : old & ~(1 << INDEX_PERM_READ);
+        if (bits == old) {
+            return;
+        }
+        if (bits == 0) {
+            topics.remove(topic);
+        } else {
+            topics.put(topic, bits);
+        }
+        if (topics.isEmpty()) {
+            forbiddenTable.remove(group);
+        } else {
+            forbiddenTable.put(group, Collections.unmodifiableMap(topics));
+        }
+        log.info("{} group {} reading topic {} (forbidden bits {} -> {})", forbidden ? "forbade" : "allowed", group,
+            topic, old, bits);
+        changed();
     }
 
     /** Every group sorted by name, with the table's version (the GET_ALL_SUBSCRIPTIONGROUP_CONFIG body). */

@@ -268,6 +268,27 @@ class PullMessageProcessorTest {
     }
 
     @Test
+    void aGroupForbiddenToReadATopicIsRefusedThereAndReadsItsOtherTopics() throws Exception {
+        send.processRequest(context, sendRequest("TagA", "first")).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        groups.setReadForbidden("cg", "T", true);
+        groups.setReadForbidden("cg", "Other", false);
+
+        RemotingCommand refused = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.NO_PERMISSION, refused.code());
+        assertEquals("the consumer group[cg] is forbidden for topic[T]", refused.remark());
+        assertNull(refused.bodySlices(), "no records go out");
+        assertEquals(Integer.toString(PullMessageProcessor.SUBSCRIPTION_FORBIDDEN), refused.extFields().get("forbiddenType"));
+        assertFalse(groups.isReadForbidden("cg", "Other"));
+        assertFalse(groups.isReadForbidden("another-group", "T"), "the table is per group");
+
+        groups.setReadForbidden("cg", "T", false);
+        RemotingCommand found = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.SUCCESS, found.code(), "allowed again, the group reads the topic");
+        found.releaseBody();
+    }
+
+    @Test
     void withoutAutoCreationAnUnknownGroupsPullIsRefused() throws Exception {
         processorsWith(SubscriptionGroupManager.open(dir.resolve("other-config"), false));
         RemotingCommand refused = pull.processRequest(context, pullRequest(0)).get();

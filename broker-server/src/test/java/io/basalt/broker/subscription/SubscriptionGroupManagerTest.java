@@ -171,6 +171,33 @@ class SubscriptionGroupManagerTest {
     }
 
     @Test
+    void forbiddingAReadSetsOnlyTheReadBitPersistsItAndAllowingItAgainGivesTheOtherBitsBack() throws IOException {
+        Files.writeString(dir.resolve("subscriptionGroup.json"), ROCKETMQ_FILE);
+        SubscriptionGroupManager m = SubscriptionGroupManager.open(dir, true);
+        assertFalse(m.isReadForbidden("orders_cg", "Orders"), "RocketMQ's file sets another bit (1), not read (4)");
+
+        m.setReadForbidden("orders_cg", "Orders", true);
+        m.setReadForbidden("billing_cg", "Bills", true);
+        assertEquals(9, m.dataVersion().counter(), "each change bumps the version");
+        m.setReadForbidden("billing_cg", "Bills", true);
+        assertEquals(9, m.dataVersion().counter(), "forbidding what is forbidden is no change");
+
+        SubscriptionGroupManager reopened = SubscriptionGroupManager.open(dir, true);
+        assertTrue(reopened.isReadForbidden("orders_cg", "Orders"));
+        assertTrue(reopened.isReadForbidden("billing_cg", "Bills"));
+        assertFalse(reopened.isReadForbidden("billing_cg", "Orders"));
+        JsonNode file = JsonConfigFile.MAPPER.readTree(dir.resolve("subscriptionGroup.json").toFile());
+        assertEquals(1 | 4, file.path("forbiddenTable").path("orders_cg").path("Orders").asInt());
+
+        reopened.setReadForbidden("orders_cg", "Orders", false);
+        reopened.setReadForbidden("billing_cg", "Bills", false);
+        file = JsonConfigFile.MAPPER.readTree(dir.resolve("subscriptionGroup.json").toFile());
+        assertEquals(1, file.path("forbiddenTable").path("orders_cg").path("Orders").asInt());
+        assertTrue(file.path("forbiddenTable").path("billing_cg").isMissingNode(), "a pair left with no bit goes");
+        assertFalse(SubscriptionGroupManager.open(dir, true).isReadForbidden("orders_cg", "Orders"));
+    }
+
+    @Test
     void deleteRemovesTheGroupAndItsForbiddenTopics() throws IOException {
         Files.writeString(dir.resolve("subscriptionGroup.json"), ROCKETMQ_FILE);
         SubscriptionGroupManager m = SubscriptionGroupManager.open(dir, true);

@@ -2,6 +2,7 @@ package io.basalt.broker.processor.admin;
 
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.RequestFields;
+import io.basalt.broker.protocol.GroupForbidden;
 import io.basalt.broker.protocol.Json;
 import io.basalt.broker.protocol.JsonException;
 import io.basalt.broker.protocol.SubscriptionGroupWrapper;
@@ -21,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * Consumer group administration as RocketMQ's {@code AdminBrokerProcessor} does it:
  * UPDATE_AND_CREATE_SUBSCRIPTIONGROUP (body: a {@code SubscriptionGroupConfig}), GET_ALL_SUBSCRIPTIONGROUP_CONFIG
  * (answers a {@code SubscriptionGroupWrapper}, which {@code examineSubscriptionGroupConfig} reads),
- * GET_SUBSCRIPTIONGROUP_CONFIG (header {@code group}) and DELETE_SUBSCRIPTIONGROUP (headers {@code groupName},
- * {@code cleanOffset}). Safe for concurrent calls.
+ * GET_SUBSCRIPTIONGROUP_CONFIG (header {@code group}), DELETE_SUBSCRIPTIONGROUP (headers {@code groupName},
+ * {@code cleanOffset}) and UPDATE_AND_GET_GROUP_FORBIDDEN (headers {@code group}, {@code topic} and, to change it,
+ * {@code readable}; answers a {@code GroupForbidden}). Safe for concurrent calls.
  */
 public final class SubscriptionGroupAdminProcessor extends ImmediateAdminProcessor {
     private static final Logger log = LoggerFactory.getLogger(SubscriptionGroupAdminProcessor.class);
@@ -43,6 +45,7 @@ public final class SubscriptionGroupAdminProcessor extends ImmediateAdminProcess
             case RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG -> all();
             case RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG -> one(fields.requireString("group"));
             case RequestCode.DELETE_SUBSCRIPTIONGROUP -> delete(fields, context);
+            case RequestCode.UPDATE_AND_GET_GROUP_FORBIDDEN -> forbidden(fields, context);
             default -> null;
         };
     }
@@ -107,5 +110,20 @@ public final class SubscriptionGroupAdminProcessor extends ImmediateAdminProcess
             log.warn("deleting subscription group {} asked by {}: it does not exist", group, context.remoteAddress());
         }
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
+    }
+
+    private RemotingCommand forbidden(RequestFields fields, RequestContext context) throws RequestFields.BadRequestException,
+        IOException {
+        String group = fields.requireString("group");
+        String topic = fields.requireString("topic");
+        Boolean readable = fields.bool("readable");
+        if (readable != null) {
+            groups.setReadForbidden(group, topic, !readable);
+            log.info("group {} {} read topic {}, set by {}", group, readable ? "may" : "may not", topic,
+                context.remoteAddress());
+        }
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        response.setBody(new GroupForbidden(group, topic, !groups.isReadForbidden(group, topic)).encode());
+        return response;
     }
 }

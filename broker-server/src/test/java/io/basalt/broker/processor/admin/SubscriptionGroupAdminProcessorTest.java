@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.apache.rocketmq.remoting.protocol.RemotingSerializable;
 import org.apache.rocketmq.remoting.protocol.body.SubscriptionGroupWrapper;
+import org.apache.rocketmq.remoting.protocol.subscription.GroupForbidden;
 import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,29 @@ class SubscriptionGroupAdminProcessorTest {
         sent.setConsumeEnable(true);
         assertEquals(ResponseCode.SUCCESS, update(sent).code());
         assertTrue(groups.get("orders_cg").orElseThrow().consumeEnable(), "an update replaces the group");
+    }
+
+    @Test
+    void aGroupsReadOfATopicIsForbiddenAndAllowedAndAnsweredAsTheOfficialGroupForbidden() throws Exception {
+        GroupForbidden asked = RemotingSerializable.decode(call(RequestCode.UPDATE_AND_GET_GROUP_FORBIDDEN,
+            Map.of("group", "orders_cg", "topic", "Orders"), null).body(), GroupForbidden.class);
+        assertEquals(true, asked.getReadable(), "without readable the request only asks");
+        assertFalse(groups.isReadForbidden("orders_cg", "Orders"));
+
+        RemotingCommand forbid = call(RequestCode.UPDATE_AND_GET_GROUP_FORBIDDEN,
+            Map.of("group", "orders_cg", "topic", "Orders", "readable", "false"), null);
+        assertEquals(ResponseCode.SUCCESS, forbid.code());
+        GroupForbidden answer = RemotingSerializable.decode(forbid.body(), GroupForbidden.class);
+        assertEquals("orders_cg", answer.getGroup());
+        assertEquals("Orders", answer.getTopic());
+        assertEquals(false, answer.getReadable());
+        assertTrue(groups.isReadForbidden("orders_cg", "Orders"));
+
+        call(RequestCode.UPDATE_AND_GET_GROUP_FORBIDDEN, Map.of("group", "orders_cg", "topic", "Orders", "readable", "true"),
+            null);
+        assertFalse(groups.isReadForbidden("orders_cg", "Orders"));
+        assertEquals(ResponseCode.SYSTEM_ERROR, call(RequestCode.UPDATE_AND_GET_GROUP_FORBIDDEN,
+            Map.of("group", "orders_cg"), null).code(), "the topic is required");
     }
 
     @Test
