@@ -86,6 +86,15 @@ class SubscriptionGroupTest {
 
     // DefaultMQPullConsumer is deprecated, but it is the client whose pull hands back the broker's response code
     @SuppressWarnings("deprecation")
+    private static DefaultMQPullConsumer startedPullConsumer(String group) throws Exception {
+        DefaultMQPullConsumer consumer = new DefaultMQPullConsumer(group);
+        consumer.setNamesrvAddr(broker.address());
+        consumer.setInstanceName(AdminClients.instanceName());
+        consumer.start();
+        return consumer;
+    }
+
+    @SuppressWarnings("deprecation")
     @Test
     void aDisabledGroupIsRefusedUntilEnabledAndDeletedGroupsAreGone() throws Exception {
         admin.createAndUpdateSubscriptionGroupConfig(broker.address(), group("sg_disabled", false));
@@ -98,10 +107,7 @@ class SubscriptionGroupTest {
         assertTrue(groupFile().contains("\"sg_disabled\""), "the group is in config/subscriptionGroup.json");
 
         MessageQueue queue = new MessageQueue(TOPIC, "broker-a", 0);
-        DefaultMQPullConsumer consumer = new DefaultMQPullConsumer("sg_disabled");
-        consumer.setNamesrvAddr(broker.address());
-        consumer.setInstanceName(AdminClients.instanceName());
-        consumer.start();
+        DefaultMQPullConsumer consumer = startedPullConsumer("sg_disabled");
         try {
             MQBrokerException refused = assertThrows(MQBrokerException.class, () -> consumer.pull(queue, "*", 0, 32));
             assertEquals(ResponseCode.NO_PERMISSION, refused.getResponseCode());
@@ -131,10 +137,7 @@ class SubscriptionGroupTest {
         assertTrue(groupFile().contains("\"sg_forbidden\""), "the forbidden table is in config/subscriptionGroup.json");
 
         MessageQueue queue = new MessageQueue(TOPIC, "broker-a", 0);
-        DefaultMQPullConsumer consumer = new DefaultMQPullConsumer("sg_forbidden");
-        consumer.setNamesrvAddr(broker.address());
-        consumer.setInstanceName(AdminClients.instanceName());
-        consumer.start();
+        DefaultMQPullConsumer consumer = startedPullConsumer("sg_forbidden");
         try {
             MQBrokerException refused = assertThrows(MQBrokerException.class, () -> consumer.pull(queue, "*", 0, 32));
             assertEquals(ResponseCode.NO_PERMISSION, refused.getResponseCode());
