@@ -41,21 +41,22 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
         long offset;
         String group;
         int delayLevel;
+        Optional<SubscriptionGroupConfig> groupConfig;
+        int maxReconsumeTimes;
         try {
             offset = f.requireLong("offset");
             group = f.requireString("group");
             delayLevel = f.requireInt("delayLevel");
+            groupConfig = broker.subscriptionGroups().findOrAutoCreate(group);
+            if (groupConfig.isEmpty()) {
+                return done(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, "subscription group not exist, " + group);
+            }
+            // the client's maxReconsumeTimes (sent since RocketMQ 3.4.9) wins over the group's retryMaxTimes
+            maxReconsumeTimes = f.intValue("maxReconsumeTimes", groupConfig.get().retryMaxTimes());
         } catch (RequestFields.BadRequestException e) {
             return done(BrokerResponseCode.INVALID_PARAMETER, e.getMessage());
         }
-        Optional<SubscriptionGroupConfig> groupConfig = broker.subscriptionGroups().findOrAutoCreate(group);
-        if (groupConfig.isEmpty()) {
-            return done(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, "subscription group not exist, " + group);
-        }
         int retryQueueNums = groupConfig.get().retryQueueNums();
-        // the client's maxReconsumeTimes (sent since RocketMQ 3.4.9) wins over the group's retryMaxTimes
-        String max = f.string("maxReconsumeTimes");
-        int maxReconsumeTimes = max == null ? groupConfig.get().retryMaxTimes() : Integer.parseInt(max.trim());
         StoredMessage original = broker.store().lookMessageByOffset(offset);
         if (original == null) {
             return done(ResponseCode.SYSTEM_ERROR, "look message by offset failed, " + offset);

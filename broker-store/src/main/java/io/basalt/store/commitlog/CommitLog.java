@@ -508,7 +508,7 @@ public final class CommitLog {
             }
             MappedFile last = files.lastFile();
             if (last != null && physicalOffset != last.fileFromOffset() && physicalOffset % fileSize == 0
-                && holdsNoBytes()) {
+                && files.holdsNoBytes()) {
                 // an empty slave starting at its master's oldest retained offset, beyond this log's first file
                 files.restartEmptyAt(physicalOffset);
                 last = null;
@@ -536,15 +536,6 @@ public final class CommitLog {
         }
         afterAppend();
         return ReplicaAppend.APPENDED;
-    }
-
-    private boolean holdsNoBytes() {
-        for (MappedFile file : files.files()) {
-            if (file.wrotePosition() != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

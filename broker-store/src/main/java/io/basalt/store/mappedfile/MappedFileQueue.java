@@ -288,6 +288,16 @@ public final class MappedFileQueue {
         return moved;
     }
 
+    /** True when no file of the queue holds a byte (none at all, or only empty ones). */
+    public boolean holdsNoBytes() {
+        for (MappedFile file : files) {
+            if (file.wrotePosition() != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Moves the start of a queue that holds no byte yet to {@code offset}, a file start: its empty
      * files, and those the allocator made ahead of need, are deleted, and the next
