@@ -8,7 +8,7 @@ import io.basalt.store.index.IndexService;
 import io.basalt.store.queue.ConsumeQueueStore;
 import io.basalt.store.retention.DiskSpaceMonitor;
 import io.basalt.store.retention.RetentionPolicy;
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

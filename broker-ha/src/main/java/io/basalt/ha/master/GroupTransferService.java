@@ -12,7 +12,7 @@ import io.basalt.store.commitlog.AppendMessageResult;
 import io.basalt.store.commitlog.BrokerMessage;
 import io.basalt.store.commitlog.PutMessageStatus;
 import io.basalt.store.commitlog.ReplicaWait;
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 /**
  * SYNC_MASTER's replica wait: a put's future completes PUT_OK once some slave acknowledged an offset

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongBiFunction;
 
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

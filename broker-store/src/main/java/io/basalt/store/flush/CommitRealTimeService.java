@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 /**
  * Transient store pool, ASYNC_FLUSH: moves appended bytes from the off-heap write buffer to the file

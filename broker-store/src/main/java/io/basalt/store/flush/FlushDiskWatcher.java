@@ -5,7 +5,7 @@ import java.util.function.LongSupplier;
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedArrayQueue;
 
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 /**
  * Times out SYNC_FLUSH waits: completes a {@link GroupCommitRequest} with

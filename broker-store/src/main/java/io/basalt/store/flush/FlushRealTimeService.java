@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 /**
  * ASYNC_FLUSH: forces the CommitLog every {@code flushIntervalCommitLog} ms when at least

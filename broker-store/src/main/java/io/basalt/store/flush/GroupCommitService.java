@@ -11,7 +11,7 @@ import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedArrayQueue;
 
 import io.basalt.store.StoreException;
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 /**
  * SYNC_FLUSH group commit. Put threads {@link #submit} a {@link GroupCommitRequest} through a jctools

@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.basalt.store.FlushDiskType;
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 /**
  * Creates CommitLog files ahead of the writer. {@link #allocate(Path, Path, int)} asks for file N and

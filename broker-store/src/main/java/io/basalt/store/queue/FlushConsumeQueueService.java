@@ -5,7 +5,7 @@ import java.util.function.LongSupplier;
 
 import io.basalt.store.index.IndexService;
 import io.basalt.store.recovery.StoreCheckpoint;
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

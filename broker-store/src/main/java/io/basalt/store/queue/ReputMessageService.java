@@ -8,7 +8,7 @@ import java.util.List;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.index.IndexService;
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

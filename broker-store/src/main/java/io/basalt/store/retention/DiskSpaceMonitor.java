@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
-import io.basalt.store.service.ServiceThread;
+import io.basalt.common.service.ServiceThread;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.basalt.store.service;
+package io.basalt.common.service;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;

@@ -1,4 +1,4 @@
-package io.basalt.store.service;
+package io.basalt.common.service;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

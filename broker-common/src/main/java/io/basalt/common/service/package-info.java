@@ -1,0 +1,2 @@
+/** The background service loop every Basalt service thread runs on. */
+package io.basalt.common.service;
