@@ -120,7 +120,7 @@ public final class Replication {
             client.shutdown();
             slave = null;
         }
-        store.alignQueueOffsetsWithLog();
+        store.replicatedLog().alignQueueOffsetsWithLog();
         long epoch = epochs.startEpoch(store.getMaxPhyOffset());
         role = newRole;
         startMaster();

@@ -16,9 +16,9 @@ import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
 import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageProperties;
-import io.basalt.store.commitlog.PutMessageResult;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
+import io.basalt.store.PutMessageResult;
 
 /** One store plus its HA endpoint (master service or slave client) for in-JVM replication tests. */
 final class HANode implements AutoCloseable {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageStatus;
 
 /** The master refuses what a slave may not say; a raw socket plays the misbehaving slave. */
 @ExtendWith(NoLeakedThreads.class)
@@ -80,7 +80,7 @@ class MasterValidationTest {
         try (HANode master = HANode.open(dir, FlushDiskType.ASYNC_FLUSH).asMaster(HANode.config(), false)) {
             master.putMany("T", 0, 3000, 1024);
             // the dispatcher may still be reading the first file, which keeps it
-            await().atMost(ofSeconds(30)).until(() -> master.store.commitLog().deleteExpiredFiles(0, 0, 1000, true) > 0);
+            await().atMost(ofSeconds(30)).until(() -> master.store.deleteCommitLogFilesNow(1000) > 0);
             long min = master.store.getMinPhyOffset();
             assertTrue(min > 0, "retention removed the first files");
             DataOutputStream[] out = new DataOutputStream[1];

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
-import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageResult;
+import io.basalt.store.PutMessageStatus;
 
 /** Role switch without restart: a slave becomes master under a new epoch; the old master follows it. */
 @ExtendWith(NoLeakedThreads.class)

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.ha.slave.HAClient;
 import io.basalt.store.FlushDiskType;
-import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageResult;
+import io.basalt.store.PutMessageStatus;
 
 /** Faults on the link between master and slave, injected by an in-test TCP proxy. */
 @ExtendWith(NoLeakedThreads.class)

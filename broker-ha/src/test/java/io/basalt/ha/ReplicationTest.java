@@ -18,9 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 import io.basalt.ha.slave.HAClient;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.GetMessageResult;
-import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.commitlog.PutMessageStatus;
-import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.PutMessageResult;
+import io.basalt.store.PutMessageStatus;
+import io.basalt.store.SelectedBuffer;
 
 /** Two stores with HA on loopback: streaming, catch-up, restart, truncation. */
 @ExtendWith(NoLeakedThreads.class)
@@ -44,10 +44,10 @@ class ReplicationTest {
         try (HANode master = HANode.open(dir.resolve("m"), FlushDiskType.ASYNC_FLUSH).asMaster(HANode.config(), false)) {
             master.putMany("TopicA", 0, 3000, 1024);
             // a reader holding the second file stops retention there: only the first file goes
-            SelectedBuffer held = master.store.commitLog().select(HANode.FILE_SIZE);
+            SelectedBuffer held = master.store.replicatedLog().select(HANode.FILE_SIZE);
             try {
                 // the dispatcher may still be reading the first file, which also keeps it
-                await().atMost(ofSeconds(30)).until(() -> master.store.commitLog().deleteExpiredFiles(0, 0, 1000, true) > 0);
+                await().atMost(ofSeconds(30)).until(() -> master.store.deleteCommitLogFilesNow(1000) > 0);
             } finally {
                 held.release();
             }
@@ -125,7 +125,7 @@ class ReplicationTest {
             for (int i = 0; i < 300; i++) {
                 done.add(master.store.asyncPutMessage(HANode.message("TopicS", i % 4, "s-" + i, 1024, true))
                     .thenApply(r -> new long[] {r.status().ordinal(), r.appendResult().nextOffset(),
-                        slave.store.getMaxPhyOffset(), master.store.commitLog().flushedOffset()}));
+                        slave.store.getMaxPhyOffset(), master.store.flushedOffset()}));
             }
             for (CompletableFuture<long[]> f : done) {
                 long[] r = f.join();
@@ -152,7 +152,7 @@ class ReplicationTest {
             a.master.shutdown();
             a.master = null;
             // B is promoted (epoch 2 starts at its end) and takes different writes
-            b.store.alignQueueOffsetsWithLog();
+            b.store.replicatedLog().alignQueueOffsetsWithLog();
             assertEquals(2, b.epochs.startEpoch(b.store.getMaxPhyOffset()));
             b.asMaster(HANode.config(), false);
             b.putMany("TopicD", 5000, 100, 700);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageStatus;
 
 /**
  * Not a test: a short throughput run (enabled with {@code -Dbasalt.bench=true}). 16 threads put

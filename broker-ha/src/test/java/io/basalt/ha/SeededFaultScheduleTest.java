@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageStatus;
 
 /**
  * A seeded schedule of link faults (cut, stall, slow, resume) between rounds of SYNC_MASTER puts.

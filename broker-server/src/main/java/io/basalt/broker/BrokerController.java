@@ -135,7 +135,7 @@ public final class BrokerController {
             executorSources, () -> replication.role().name(), replication::slaves));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         this.counters = new BrokerCounters(metrics);
-        store.commitLog().setFlushObserver(metrics.flushObserver());
+        store.setFlushObserver(metrics.flushObserver());
         InetSocketAddress storeHost = new InetSocketAddress(broker.brokerIP1(), broker.listenPort());
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());

@@ -1,6 +1,5 @@
 package io.basalt.store;
 
-import io.basalt.store.mappedfile.SelectedBuffer;
 
 /** The read side of the CommitLog that the read path needs. */
 interface CommitLogReader {

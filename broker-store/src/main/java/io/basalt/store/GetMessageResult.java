@@ -2,7 +2,6 @@ package io.basalt.store;
 
 import java.util.List;
 
-import io.basalt.store.mappedfile.SelectedBuffer;
 
 /**
  * Answer of {@link MessageStore#getMessage}: the records as read-only slices of the mapped CommitLog

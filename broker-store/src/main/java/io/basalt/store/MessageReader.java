@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.mappedfile.SelectedBuffer;
 import io.basalt.store.queue.ConsumeQueue;
 import io.basalt.store.queue.ConsumeQueueEntry;
 import io.basalt.store.queue.ConsumeQueueStore;

@@ -8,26 +8,22 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import io.basalt.store.commitlog.BrokerMessage;
 import io.basalt.store.commitlog.CommitLog;
-import io.basalt.store.commitlog.MessageProperties;
+import io.basalt.store.spi.AppendListener;
+import io.basalt.store.spi.ReplicaAppend;
+import io.basalt.store.spi.ReplicaWait;
+import io.basalt.store.spi.ReplicatedLog;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.OffsetMessageId;
-import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.commitlog.PutMessageStatus;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.commitlog.RecordFormat;
-import io.basalt.store.commitlog.StoredMessage;
 import io.basalt.store.index.IndexService;
 import io.basalt.store.index.QueryOffsetResult;
-import io.basalt.store.mappedfile.SelectedBuffer;
-import io.basalt.store.queue.BoundaryType;
 import io.basalt.store.queue.ConsumeQueue;
 import io.basalt.store.queue.ConsumeQueueEntry;
 import io.basalt.store.queue.ConsumeQueueStore;
 import io.basalt.store.queue.DispatchSource;
 import io.basalt.store.queue.FlushConsumeQueueService;
-import io.basalt.store.queue.MessageArrivingListener;
 import io.basalt.store.queue.ReputMessageService;
 import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.ConsumeQueueRecovery;
@@ -72,6 +68,52 @@ public final class MessageStore implements AutoCloseable {
     private volatile MessageArrivingListener arrivingListener;
     private volatile ReputMessageService reput;
     private volatile State state = State.NEW;
+    private final ReplicatedLog replicatedLog = new ReplicatedLog() {
+        @Override
+        public SelectedBuffer select(long physicalOffset) {
+            return commitLog.select(physicalOffset);
+        }
+
+        @Override
+        public long minOffset() {
+            return commitLog.minOffset();
+        }
+
+        @Override
+        public long committedOffset() {
+            return commitLog.committedOffset();
+        }
+
+        @Override
+        public int fileSize() {
+            return commitLog.fileSize();
+        }
+
+        @Override
+        public void addAppendListener(AppendListener listener) {
+            commitLog.addAppendListener(listener);
+        }
+
+        @Override
+        public void setReplicaWait(ReplicaWait wait) {
+            commitLog.setReplicaWait(wait);
+        }
+
+        @Override
+        public ReplicaAppend appendReplicated(long physicalOffset, ByteBuffer data) {
+            return MessageStore.this.appendReplicated(physicalOffset, data);
+        }
+
+        @Override
+        public void truncateTo(long physicalOffset) throws IOException {
+            MessageStore.this.truncateTo(physicalOffset);
+        }
+
+        @Override
+        public void alignQueueOffsetsWithLog() {
+            MessageStore.this.alignQueueOffsetsWithLog();
+        }
+    };
 
     private MessageStore(StoreConfig config, MessageStoreOptions options, CommitLog commitLog,
                          ConsumeQueueStore queues, IndexService index) {
@@ -464,9 +506,9 @@ public final class MessageStore implements AutoCloseable {
      * Slave replication: appends raw CommitLog bytes at exactly {@code physicalOffset} (see
      * {@link CommitLog#appendReplicated}); the dispatcher then builds queues and index from them.
      */
-    public CommitLog.ReplicaAppend appendReplicated(long physicalOffset, ByteBuffer data) {
+    ReplicaAppend appendReplicated(long physicalOffset, ByteBuffer data) {
         if (state != State.RUNNING) {
-            return CommitLog.ReplicaAppend.NOT_WRITABLE;
+            return ReplicaAppend.NOT_WRITABLE;
         }
         return commitLog.appendReplicated(physicalOffset, data);
     }
@@ -476,7 +518,7 @@ public final class MessageStore implements AutoCloseable {
      * record boundary both sides share), drops queue entries and index entries beyond it, resets the
      * queue-offset counters and restarts the dispatcher there. No-op when the log already ends there.
      */
-    public synchronized void truncateTo(long physicalOffset) throws IOException {
+    synchronized void truncateTo(long physicalOffset) throws IOException {
         if (state != State.RUNNING) {
             throw new IllegalStateException("MessageStore not running, state " + state);
         }
@@ -504,7 +546,7 @@ public final class MessageStore implements AutoCloseable {
      * queue-offset counters from the ConsumeQueues (on a slave the dispatcher, not the put path,
      * advanced them), so the first own put continues each queue where the replicated log ended.
      */
-    public synchronized void alignQueueOffsetsWithLog() {
+    synchronized void alignQueueOffsetsWithLog() {
         if (state != State.RUNNING) {
             throw new IllegalStateException("MessageStore not running, state " + state);
         }
@@ -550,7 +592,41 @@ public final class MessageStore implements AutoCloseable {
         return r == null ? null : r.alarm();
     }
 
-    public CommitLog commitLog() {
+    /** End of what the CommitLog's force() made durable. */
+    public long flushedOffset() {
+        return commitLog.flushedOffset();
+    }
+
+    /** End of what was written to the CommitLog's files (the page cache). */
+    public long committedOffset() {
+        return commitLog.committedOffset();
+    }
+
+    /** How long the current holder of the put lock has held it, 0 when free (a metric). */
+    public long putLockHeldMs() {
+        return commitLog.putLockHeldMs();
+    }
+
+    /** Tells {@code observer} of each force of the CommitLog (flush latency and group size metrics). */
+    public void setFlushObserver(FlushObserver observer) {
+        commitLog.setFlushObserver(observer);
+    }
+
+    /**
+     * Deletes now, oldest first, every CommitLog file but the newest, skipping any a reader still holds
+     * for up to {@code destroyWaitMs} (as retention does when the disk is full; the cleaning service then
+     * drops the queue and index entries that pointed into them). Returns the number of files deleted.
+     */
+    public int deleteCommitLogFilesNow(long destroyWaitMs) {
+        return commitLog.deleteExpiredFiles(0, 0, destroyWaitMs, true);
+    }
+
+    /** The replication SPI: raw log reads and writes and the put path's replica wait. */
+    public ReplicatedLog replicatedLog() {
+        return replicatedLog;
+    }
+
+    CommitLog commitLog() {
         return commitLog;
     }
 

@@ -2,7 +2,6 @@ package io.basalt.store;
 
 import java.util.List;
 
-import io.basalt.store.mappedfile.SelectedBuffer;
 
 /**
  * Answer of {@link MessageStore#queryMessage}: the records whose topic and key match, newest first,

@@ -17,12 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageProperties;
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.commitlog.StoredMessage;
 import io.basalt.store.mappedfile.MappedFile;
-import io.basalt.store.mappedfile.SelectedBuffer;
 import io.basalt.store.queue.ConsumeQueueStore;
 import io.basalt.store.queue.ReputMessageService;
 

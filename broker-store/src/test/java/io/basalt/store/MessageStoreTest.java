@@ -19,15 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageProperties;
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.commitlog.PutMessageStatus;
-import io.basalt.store.commitlog.StoredMessage;
 import io.basalt.store.mappedfile.MappedFile;
-import io.basalt.store.mappedfile.SelectedBuffer;
-import io.basalt.store.queue.BoundaryType;
 
 import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;

@@ -24,8 +24,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.commitlog.PutMessageStatus;
 import io.basalt.store.mappedfile.MappedFile;
 
 import io.basalt.store.mappedfile.LeakCheck;

@@ -10,8 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageProperties;
 
 /** Small-file store configurations, a settable clock and a settable disk usage for MessageStore tests. */
 final class StoreTestSupport {

@@ -6,11 +6,9 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
-import io.basalt.store.commitlog.BrokerMessage;
 import io.basalt.store.commitlog.MessageRecordEncoder;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.MappedFileQueue;
-import io.basalt.store.mappedfile.SelectedBuffer;
 import io.basalt.store.queue.DispatchSource;
 
 /**

@@ -14,10 +14,10 @@ import io.basalt.store.GetMessageStatus;
 import io.basalt.store.MessageStore;
 import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageProperties;
-import io.basalt.store.commitlog.PutMessageStatus;
-import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
+import io.basalt.store.PutMessageStatus;
+import io.basalt.store.SelectedBuffer;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

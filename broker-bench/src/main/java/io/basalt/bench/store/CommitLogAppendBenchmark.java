@@ -27,10 +27,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.StoreConfig;
-import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.BrokerMessage;
 import io.basalt.store.commitlog.CommitLog;
-import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageResult;
+import io.basalt.store.PutMessageStatus;
 
 /**
  * CommitLog append throughput on real files: each benchmark thread puts one record at a time and

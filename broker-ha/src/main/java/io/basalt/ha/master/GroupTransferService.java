@@ -8,10 +8,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.jctools.queues.MpscUnboundedArrayQueue;
 
-import io.basalt.store.commitlog.AppendMessageResult;
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.PutMessageStatus;
-import io.basalt.store.commitlog.ReplicaWait;
+import io.basalt.store.AppendMessageResult;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.PutMessageStatus;
+import io.basalt.store.spi.ReplicaWait;
 import io.basalt.common.service.ServiceThread;
 
 /**

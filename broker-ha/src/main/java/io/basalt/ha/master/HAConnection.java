@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import io.basalt.ha.HAWire;
 import io.basalt.store.MessageStore;
-import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.SelectedBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -191,7 +191,7 @@ final class HAConnection extends ByteToMessageDecoder {
             if (nextTransferOffset >= max) {
                 break;
             }
-            SelectedBuffer selected = store.commitLog().select(nextTransferOffset);
+            SelectedBuffer selected = store.replicatedLog().select(nextTransferOffset);
             if (selected == null) {
                 if (nextTransferOffset < store.getMinPhyOffset()) {
                     refuse("offset " + nextTransferOffset + " was deleted before the slave got it", false);

@@ -20,7 +20,7 @@ import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.MessageStore;
-import io.basalt.store.commitlog.StoredMessage;
+import io.basalt.store.StoredMessage;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -111,7 +111,7 @@ public final class HAService {
             shutdownGroups();
             throw new IOException("HA service cannot listen on port " + config.haListenPort() + ": " + e, e);
         }
-        store.commitLog().addAppendListener(max -> {
+        store.replicatedLog().addAppendListener(max -> {
             if (running) {
                 for (HAConnection c : connections) {
                     c.wakeup();
@@ -120,7 +120,7 @@ public final class HAService {
         });
         if (groupTransfer != null) {
             groupTransfer.start();
-            store.commitLog().setReplicaWait(groupTransfer);
+            store.replicatedLog().setReplicaWait(groupTransfer);
         }
         running = true;
         workers.next().scheduleAtFixedRate(this::logStatus, STATUS_LOG_PERIOD_S, STATUS_LOG_PERIOD_S, TimeUnit.SECONDS);
@@ -141,7 +141,7 @@ public final class HAService {
         }
         running = false;
         if (groupTransfer != null) {
-            store.commitLog().setReplicaWait(null);
+            store.replicatedLog().setReplicaWait(null);
             groupTransfer.shutdown();
         }
         if (serverChannel != null) {

@@ -13,7 +13,7 @@ import io.basalt.ha.HAConfig;
 import io.basalt.ha.HAWire;
 import io.basalt.ha.Peer;
 import io.basalt.store.MessageStore;
-import io.basalt.store.commitlog.CommitLog;
+import io.basalt.store.spi.ReplicaAppend;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -234,12 +234,12 @@ public final class HAClient {
             if (localMax > common) {
                 LOG.warn("HAClient: local CommitLog [{}, {}) diverges from master {} after offset {}; truncating",
                     store.getMinPhyOffset(), localMax, masterAddress, common);
-                store.truncateTo(common);
+                store.replicatedLog().truncateTo(common);
             }
             long start = store.getMaxPhyOffset();
-            boolean empty = store.commitLog().committedOffset() == 0 && store.getMinPhyOffset() == 0;
+            boolean empty = store.replicatedLog().committedOffset() == 0 && store.getMinPhyOffset() == 0;
             if (empty) {
-                long fileSize = store.commitLog().fileSize();
+                long fileSize = store.replicatedLog().fileSize();
                 start = config.slaveStartFromOldest() ? w.masterMinOffset()
                     : w.masterMaxOffset() - w.masterMaxOffset() % fileSize;
             } else if (start < w.masterMinOffset()) {
@@ -262,7 +262,7 @@ public final class HAClient {
                 int at = in.readerIndex();
                 long offset = in.getLong(at);
                 int size = in.getInt(at + 8);
-                if (size < 0 || size > store.commitLog().fileSize()) {
+                if (size < 0 || size > store.replicatedLog().fileSize()) {
                     throw new HAWire.HAProtocolException("frame body size " + size);
                 }
                 if (in.readableBytes() < HAWire.DATA_HEADER_LENGTH + size) {
@@ -279,9 +279,9 @@ public final class HAClient {
                         + " was due: a gap or an overlap");
                     return;
                 }
-                CommitLog.ReplicaAppend appended = store.appendReplicated(offset, in.nioBuffer(in.readerIndex(), size));
+                ReplicaAppend appended = store.replicatedLog().appendReplicated(offset, in.nioBuffer(in.readerIndex(), size));
                 in.skipBytes(size);
-                if (appended != CommitLog.ReplicaAppend.APPENDED) {
+                if (appended != ReplicaAppend.APPENDED) {
                     drop(ctx, "chunk at offset " + offset + " (" + size + " bytes) not appended: " + appended
                         + ", local end " + store.getMaxPhyOffset());
                     return;

@@ -1,5 +1,7 @@
 package io.basalt.broker.metrics;
 
+import io.basalt.store.MessageStore;
+
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -11,9 +13,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.basalt.broker.metrics.ConsumerLag.QueueLag;
 import io.basalt.ha.SlaveStatus;
-import io.basalt.store.commitlog.CommitLog;
-import io.basalt.store.commitlog.PutMessageStatus;
-import io.basalt.store.flush.FlushObserver;
+import io.basalt.store.PutMessageStatus;
+import io.basalt.store.FlushObserver;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -100,9 +101,9 @@ public final class BrokerMetrics implements TrafficObserver {
     }
 
     private void registerStoreGauges() {
-        CommitLog log = sources.store().commitLog();
-        gauge("basalt_commitlog_min_offset_bytes", "Lowest CommitLog offset still on disk", () -> log.minOffset());
-        gauge("basalt_commitlog_max_offset_bytes", "CommitLog offset after the last appended record", () -> log.maxOffset());
+        MessageStore log = sources.store();
+        gauge("basalt_commitlog_min_offset_bytes", "Lowest CommitLog offset still on disk", () -> log.getMinPhyOffset());
+        gauge("basalt_commitlog_max_offset_bytes", "CommitLog offset after the last appended record", () -> log.getMaxPhyOffset());
         gauge("basalt_commitlog_flushed_offset_bytes", "CommitLog offset forced to disk", () -> log.flushedOffset());
         gauge("basalt_commitlog_committed_offset_bytes", "CommitLog offset committed to the file (write buffer)",
             () -> log.committedOffset());

@@ -13,7 +13,6 @@ import io.basalt.broker.metrics.ConsumerLag.QueueLag;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.MessageStore;
-import io.basalt.store.commitlog.CommitLog;
 
 /**
  * The status page's JSON ({@code /status.json}): topics with queue offsets and put TPS, consumer groups
@@ -37,10 +36,10 @@ final class StatusReport {
         MessageStore store = metrics.sources().store();
         root.put("broker", brokerName);
         root.put("timeMs", System.currentTimeMillis());
-        CommitLog log = store.commitLog();
+        MessageStore log = store;
         ObjectNode commitLog = root.putObject("commitLog");
-        commitLog.put("minOffset", log.minOffset());
-        commitLog.put("maxOffset", log.maxOffset());
+        commitLog.put("minOffset", log.getMinPhyOffset());
+        commitLog.put("maxOffset", log.getMaxPhyOffset());
         commitLog.put("flushedOffset", log.flushedOffset());
         commitLog.put("committedOffset", log.committedOffset());
         ObjectNode disk = root.putObject("disk");

@@ -1,6 +1,6 @@
 package io.basalt.broker.metrics;
 
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageStatus;
 
 /**
  * What the request processors report of each put and pull, on their own threads: implementations must

@@ -3,7 +3,7 @@ package io.basalt.broker.processor;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.basalt.broker.metrics.TrafficObserver;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageStatus;
 
 /**
  * Messages stored by sends and returned by pulls since start (runtime info, rates), and the hand-off of

@@ -8,7 +8,7 @@ import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
-import io.basalt.store.queue.BoundaryType;
+import io.basalt.store.BoundaryType;
 
 /**
  * Offsets: QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET (usually one-way), GET_MIN_OFFSET,

@@ -16,9 +16,9 @@ import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.ResponseCode;
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageProperties;
-import io.basalt.store.commitlog.StoredMessage;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
+import io.basalt.store.StoredMessage;
 
 /**
  * CONSUMER_SEND_MSG_BACK: a message the consumer could not process goes to a random one of the

@@ -21,11 +21,11 @@ import io.basalt.remoting.protocol.RemotingCommandException;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.remoting.protocol.SendMessageRequestHeader;
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageBatchDecoder;
-import io.basalt.store.commitlog.MessageProperties;
-import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageBatchDecoder;
+import io.basalt.store.MessageProperties;
+import io.basalt.store.PutMessageResult;
+import io.basalt.store.PutMessageStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

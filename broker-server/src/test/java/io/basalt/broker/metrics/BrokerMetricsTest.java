@@ -21,8 +21,8 @@ import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
 import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.PutMessageStatus;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,7 +50,7 @@ class BrokerMetricsTest {
         metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets, root, () -> 3, () -> 2,
             List.of(new MetricsSources.ExecutorSource("send", () -> 5, () -> 7)), () -> "ASYNC_MASTER",
             () -> List.of(new SlaveStatus("10.0.0.2:40000", 1, "10.0.0.2:10911", 1000, 24, 1500))));
-        store.commitLog().setFlushObserver(metrics.flushObserver());
+        store.setFlushObserver(metrics.flushObserver());
     }
 
     @AfterEach

@@ -2,7 +2,7 @@ package io.basalt.broker.processor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.basalt.store.commitlog.PutMessageStatus;
+import io.basalt.store.PutMessageStatus;
 import org.junit.jupiter.api.Test;
 
 class SendMessageProcessorTest {

@@ -21,11 +21,11 @@ import io.basalt.store.MessageStore;
 import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.QueryMessageResult;
 import io.basalt.store.StoreConfig;
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageProperties;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.commitlog.PutMessageStatus;
-import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.PutMessageStatus;
+import io.basalt.store.SelectedBuffer;
 
 import org.apache.rocketmq.common.BrokerConfig;
 import org.apache.rocketmq.common.message.MessageAccessor;

@@ -1,5 +1,12 @@
 package io.basalt.store.commitlog;
 
+import io.basalt.store.AppendMessageResult;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.PutMessageResult;
+import io.basalt.store.PutMessageStatus;
+import io.basalt.store.spi.AppendListener;
+import io.basalt.store.spi.ReplicaWait;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -16,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.basalt.store.FlushDiskType;
+import io.basalt.store.spi.ReplicaAppend;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.flush.CommitRealTimeService;
 import io.basalt.store.flush.FailStop;
@@ -27,7 +35,7 @@ import io.basalt.store.flush.GroupCommitService;
 import io.basalt.store.mappedfile.AllocateMappedFileService;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.MappedFileQueue;
-import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.SelectedBuffer;
 import io.basalt.store.mappedfile.TransientStorePool;
 import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.CommitLogRecovery;
@@ -478,18 +486,6 @@ public final class CommitLog {
 
     // ---- replication (slave side) -----------------------------------------------------------------
 
-    /** Outcome of {@link #appendReplicated}. */
-    public enum ReplicaAppend {
-        /** The bytes are in the log at the offset they were sent for. */
-        APPENDED,
-        /** The offset is not this log's end: a gap or an overlap; nothing was written. */
-        OFFSET_MISMATCH,
-        /** The bytes would cross a file boundary (a master never sends that); nothing was written. */
-        CROSSES_FILE,
-        /** Stopped, failed, or a file could not be created; nothing was written. */
-        NOT_WRITABLE
-    }
-
     /**
      * Slave replication: appends {@code data}'s remaining bytes, raw, at exactly
      * {@code physicalOffset}, which must be the log's current end (or, for an empty log, the start of
@@ -579,7 +575,7 @@ public final class CommitLog {
     }
 
     /** Tells {@code observer} of each force of this log (flush latency and group size metrics). */
-    public void setFlushObserver(io.basalt.store.flush.FlushObserver observer) {
+    public void setFlushObserver(io.basalt.store.FlushObserver observer) {
         if (groupCommitService != null) {
             groupCommitService.setObserver(observer);
         } else {

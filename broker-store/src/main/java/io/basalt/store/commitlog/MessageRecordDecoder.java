@@ -1,5 +1,8 @@
 package io.basalt.store.commitlog;
 
+import io.basalt.store.MessageProperties;
+import io.basalt.store.StoredMessage;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;

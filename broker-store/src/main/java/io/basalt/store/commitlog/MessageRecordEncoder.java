@@ -1,5 +1,8 @@
 package io.basalt.store.commitlog;
 
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -15,6 +18,7 @@ import java.util.zip.CRC32;
  * {@link RecordFormat#END_FILE_MIN_BLANK_LENGTH} fits in the file, else writes the END_OF_FILE marker.
  */
 public final class MessageRecordEncoder {
+    private static final MessageInternals.Access INTERNALS = MessageInternals.access();
     private static final byte[] RECORD_CRC_NAME = RecordFormat.RECORD_CRC_PROPERTY.getBytes(StandardCharsets.US_ASCII);
 
     private final CRC32 recordCrc = new CRC32();
@@ -99,29 +103,29 @@ public final class MessageRecordEncoder {
         target.putLong(physicalOffset);
         target.putInt(m.sysFlag());
         target.putLong(m.bornTimestamp());
-        target.put(m.bornHostAddress());
+        target.put(INTERNALS.bornHostAddress(m));
         target.putInt(m.bornHostPort());
         target.putLong(storeTimestamp);
-        target.put(m.storeHostAddress());
+        target.put(INTERNALS.storeHostAddress(m));
         target.putInt(m.storeHostPort());
         target.putInt(m.reconsumeTimes());
         target.putLong(m.preparedTransactionOffset());
         byte[] body = m.body();
         target.putInt(body.length);
         target.put(body);
-        byte[] topic = m.topicBytes();
+        byte[] topic = INTERNALS.topicBytes(m);
         target.put((byte) topic.length);
         target.put(topic);
-        byte[] properties = m.propertiesBytes();
+        byte[] properties = INTERNALS.propertiesBytes(m);
         target.putShort((short) m.propertiesLength());
         target.put(properties);
         if (m.recordCrc()) {
-            if (m.appendPropertySeparator()) {
+            if (INTERNALS.appendPropertySeparator(m)) {
                 target.put((byte) MessageProperties.PROPERTY_SEPARATOR);
             }
             putRecordCrc(target, start);
         }
-        m.assigned(physicalOffset, queueOffset, storeTimestamp);
+        INTERNALS.assigned(m, physicalOffset, queueOffset, storeTimestamp);
         return length;
     }
 

@@ -1,5 +1,7 @@
 package io.basalt.store.commitlog;
 
+import io.basalt.store.BrokerMessage;
+
 import java.nio.ByteBuffer;
 import java.util.List;
 

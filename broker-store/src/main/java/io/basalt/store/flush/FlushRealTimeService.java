@@ -1,5 +1,7 @@
 package io.basalt.store.flush;
 
+import io.basalt.store.FlushObserver;
+
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;

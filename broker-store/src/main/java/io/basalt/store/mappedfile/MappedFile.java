@@ -1,5 +1,7 @@
 package io.basalt.store.mappedfile;
 
+import io.basalt.store.SelectedBuffer;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -50,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * {@code MappedByteBuffer.force(index, length)} (msync of the dirty range only; device bytes were the
  * same as {@code FileChannel.force(false)}: 4.1 vs 4.2 KiB, 1,024.2 vs 1,024.3 KiB).
  */
-public final class MappedFile {
+public final class MappedFile implements SelectedBuffer.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(MappedFile.class);
 
     public static final int OS_PAGE_SIZE = 4096;
@@ -687,7 +689,8 @@ public final class MappedFile {
         }
     }
 
-    void release() {
+    @Override
+    public void release() {
         int count = refCount.decrementAndGet();
         if (count == 0) {
             cleanUp();

@@ -1,5 +1,7 @@
 package io.basalt.store.queue;
 
+import io.basalt.store.BoundaryType;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;

@@ -1,5 +1,7 @@
 package io.basalt.store.queue;
 
+import io.basalt.store.MessageArrivingListener;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -59,7 +59,7 @@ public final class CommitLogRecovery {
      * @param maxMessageSize  the store's maxMessageSize, to size the read window so that a record
      *                        normally fits; larger records (from an earlier, larger setting) are read too
      * @param appendRecordCrc whether the store will append records with the record CRC property
-     *                        ({@link io.basalt.store.commitlog.BrokerMessage.Builder#recordCrc}); recovery
+     *                        ({@link io.basalt.store.BrokerMessage.Builder#recordCrc}); recovery
      *                        records it in the checkpoint, and the next recovery requires the CRC there
      */
     public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize,

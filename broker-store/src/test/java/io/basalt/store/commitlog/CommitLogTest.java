@@ -1,5 +1,14 @@
 package io.basalt.store.commitlog;
 
+import io.basalt.store.AppendMessageResult;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
+import io.basalt.store.PutMessageResult;
+import io.basalt.store.PutMessageStatus;
+import io.basalt.store.StoredMessage;
+import io.basalt.store.spi.ReplicaAppend;
+import io.basalt.store.spi.ReplicaWait;
+
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -51,7 +60,7 @@ import io.basalt.store.StoreException;
 import io.basalt.store.flush.FailStop;
 import io.basalt.store.flush.FlushTarget;
 import io.basalt.store.mappedfile.MappedFile;
-import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.SelectedBuffer;
 
 class CommitLogTest {
     private static final int FILE_SIZE = 1024 * 1024;
@@ -138,16 +147,16 @@ class CommitLogTest {
         StoreConfig replicaConfig = config(FlushDiskType.ASYNC_FLUSH).storePathRootDir(dir.resolve("replica").toString()).build();
         CommitLog replica = start(replicaConfig);
         put(replica, message(0, 200));
-        assertEquals(CommitLog.ReplicaAppend.OFFSET_MISMATCH, replica.appendReplicated(third, ByteBuffer.wrap(chunk)),
+        assertEquals(ReplicaAppend.OFFSET_MISMATCH, replica.appendReplicated(third, ByteBuffer.wrap(chunk)),
             "a log that holds bytes never jumps");
         replica.shutdown();
         opened.remove(replica);
         deleteTree(dir.resolve("replica"));
 
         replica = start(replicaConfig);
-        assertEquals(CommitLog.ReplicaAppend.OFFSET_MISMATCH, replica.appendReplicated(third + 100, ByteBuffer.wrap(chunk)),
+        assertEquals(ReplicaAppend.OFFSET_MISMATCH, replica.appendReplicated(third + 100, ByteBuffer.wrap(chunk)),
             "only a file start begins an empty log");
-        assertEquals(CommitLog.ReplicaAppend.APPENDED, replica.appendReplicated(third, ByteBuffer.wrap(chunk)));
+        assertEquals(ReplicaAppend.APPENDED, replica.appendReplicated(third, ByteBuffer.wrap(chunk)));
         assertEquals(third, replica.minOffset());
         assertEquals(third + chunk.length, replica.maxOffset());
         replica.shutdown();

@@ -1,5 +1,9 @@
 package io.basalt.store.commitlog;
 
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
+import io.basalt.store.StoredMessage;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,5 +1,7 @@
 package io.basalt.store.mappedfile;
 
+import io.basalt.store.SelectedBuffer;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,7 @@
 package io.basalt.store.mappedfile;
 
+import io.basalt.store.SelectedBuffer;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -131,7 +133,7 @@ class MappedFileTest extends LeakCheck {
                 assertEquals(FILE_SIZE + 100L, selected.startOffset());
                 assertArrayEquals(filled(50, 2), read(selected));
                 assertTrue(selected.buffer().isReadOnly());
-                assertSame(file, selected.file());
+                assertSame(file, selected.owner());
             }
             try (SelectedBuffer all = file.select(0)) {
                 assertEquals(150, all.size());

@@ -1,5 +1,7 @@
 package io.basalt.store.mappedfile;
 
+import io.basalt.store.SelectedBuffer;
+
 import static io.basalt.store.mappedfile.MappedFileTest.filled;
 import static io.basalt.store.mappedfile.MappedFileTest.read;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;

@@ -1,5 +1,7 @@
 package io.basalt.store.queue;
 
+import io.basalt.store.BoundaryType;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

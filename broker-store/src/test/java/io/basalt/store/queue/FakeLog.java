@@ -8,8 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.basalt.store.commitlog.BrokerMessage;
-import io.basalt.store.commitlog.MessageProperties;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
 import io.basalt.store.commitlog.MessageRecordEncoder;
 
 /** An in-memory CommitLog of fixed-size "files" with RocketMQ's END_OF_FILE rule, for dispatcher tests. */

@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
 
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.StoreConfig;
-import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.BrokerMessage;
 import io.basalt.store.commitlog.CommitLog;
-import io.basalt.store.commitlog.PutMessageResult;
+import io.basalt.store.PutMessageResult;
 import io.basalt.store.mappedfile.LeakCheck;
 
 /**

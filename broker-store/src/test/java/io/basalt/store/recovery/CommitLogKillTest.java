@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.commitlog.CommitLog;
-import io.basalt.store.commitlog.StoredMessage;
+import io.basalt.store.StoredMessage;
 import io.basalt.store.mappedfile.LeakCheck;
 
 /**

@@ -10,7 +10,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import io.basalt.store.FlushDiskType;
-import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.BrokerMessage;
 import io.basalt.store.commitlog.CommitLog;
 
 /**

@@ -16,7 +16,7 @@ import io.basalt.store.FlushDiskType;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
-import io.basalt.store.commitlog.StoredMessage;
+import io.basalt.store.StoredMessage;
 
 /** File-level helpers of the crash tests: copy a live store, inject faults, read back what a log holds. */
 final class StoreFiles {

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import io.basalt.store.commitlog.BrokerMessage;
+import io.basalt.store.BrokerMessage;
 import io.basalt.store.commitlog.MessageRecordEncoder;
 import io.basalt.store.commitlog.RecordFormat;
 

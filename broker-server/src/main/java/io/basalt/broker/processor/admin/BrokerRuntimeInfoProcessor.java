@@ -7,7 +7,7 @@ import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RemotingVersion;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
-import io.basalt.store.commitlog.StoredMessage;
+import io.basalt.store.StoredMessage;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -97,10 +97,10 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
         info.put("commitLogMinOffset", Long.toString(minOffset));
         info.put("commitLogMaxOffset", Long.toString(maxOffset));
         info.put("dispatchBehindBytes", Long.toString(store.dispatchBehindBytes()));
-        info.put("pageCacheLockTimeMills", Long.toString(store.commitLog().putLockHeldMs()));
+        info.put("pageCacheLockTimeMills", Long.toString(store.putLockHeldMs()));
         info.put("earliestMessageTimeStamp", Long.toString(earliestMessageTime(minOffset, maxOffset)));
         info.put("startAcceptSendRequestTimeStamp", "0");
-        info.put("remainHowManyDataToFlush", humanReadable(Math.max(0, maxOffset - store.commitLog().flushedOffset())));
+        info.put("remainHowManyDataToFlush", humanReadable(Math.max(0, maxOffset - store.flushedOffset())));
 
         info.put("timerReadBehind", "0");
         info.put("timerOffsetBehind", "0");

@@ -7,7 +7,7 @@ import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
 import io.basalt.store.QueryMessageResult;
-import io.basalt.store.mappedfile.SelectedBuffer;
+import io.basalt.store.SelectedBuffer;
 
 /**
  * Message lookups, as RocketMQ's {@code QueryMessageProcessor} answers them: QUERY_MESSAGE (by key

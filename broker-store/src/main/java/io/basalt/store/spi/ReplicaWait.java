@@ -1,5 +1,8 @@
-package io.basalt.store.commitlog;
+package io.basalt.store.spi;
 
+import io.basalt.store.AppendMessageResult;
+import io.basalt.store.BrokerMessage;
+import io.basalt.store.PutMessageStatus;
 import java.util.concurrent.CompletableFuture;
 
 /**

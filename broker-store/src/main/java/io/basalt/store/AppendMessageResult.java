@@ -1,4 +1,6 @@
-package io.basalt.store.commitlog;
+package io.basalt.store;
+
+import io.basalt.store.commitlog.CommitLog;
 
 /**
  * Where an append put its record(s): the global offset of the first byte, the bytes written, the

@@ -1,4 +1,8 @@
-package io.basalt.store.commitlog;
+package io.basalt.store;
+
+import io.basalt.store.commitlog.CommitLog;
+import io.basalt.store.commitlog.MessageRecordDecoder;
+import io.basalt.store.commitlog.OffsetMessageId;
 
 import java.net.InetSocketAddress;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.basalt.store.commitlog;
+package io.basalt.store;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

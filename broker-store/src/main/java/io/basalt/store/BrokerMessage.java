@@ -1,4 +1,10 @@
-package io.basalt.store.commitlog;
+package io.basalt.store;
+
+import io.basalt.store.commitlog.MessageInternals;
+
+import io.basalt.store.commitlog.CommitLog;
+import io.basalt.store.commitlog.OffsetMessageId;
+import io.basalt.store.commitlog.RecordFormat;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +17,7 @@ import java.util.Objects;
  * the IPv6 bits of the sysFlag. The encoder, which runs under the put lock, then only copies.
  *
  * <p>The store fills in the physical offset, queue offset and store timestamp when it appends the
- * message ({@link #assigned}); until then they are -1 / 0. Built once, the message is not changed
+ * message; until then they are -1 / 0. Built once, the message is not changed
  * by its producer; the store writes the assigned fields from the appending thread only.
  */
 public final class BrokerMessage {
@@ -44,6 +50,42 @@ public final class BrokerMessage {
     private long physicalOffset = -1;
     private long queueOffset = -1;
     private long storeTimestamp;
+
+    static {
+        MessageInternals.install(new MessageInternals.Access() {
+            @Override
+            public byte[] topicBytes(BrokerMessage m) {
+                return m.topicBytes;
+            }
+
+            @Override
+            public byte[] propertiesBytes(BrokerMessage m) {
+                return m.propertiesBytes;
+            }
+
+            @Override
+            public byte[] bornHostAddress(BrokerMessage m) {
+                return m.bornHostAddress;
+            }
+
+            @Override
+            public byte[] storeHostAddress(BrokerMessage m) {
+                return m.storeHostAddress;
+            }
+
+            @Override
+            public boolean appendPropertySeparator(BrokerMessage m) {
+                return m.appendPropertySeparator;
+            }
+
+            @Override
+            public void assigned(BrokerMessage m, long physicalOffset, long queueOffset, long storeTimestamp) {
+                m.physicalOffset = physicalOffset;
+                m.queueOffset = queueOffset;
+                m.storeTimestamp = storeTimestamp;
+            }
+        });
+    }
 
     private BrokerMessage(Builder b) {
         this.topic = Objects.requireNonNull(b.topic, "topic");
@@ -96,20 +138,10 @@ public final class BrokerMessage {
         return new Builder();
     }
 
-    /** Records what the store assigned when it appended this message. Called by the appending thread. */
-    void assigned(long physicalOffset, long queueOffset, long storeTimestamp) {
-        this.physicalOffset = physicalOffset;
-        this.queueOffset = queueOffset;
-        this.storeTimestamp = storeTimestamp;
-    }
-
     public String topic() {
         return topic;
     }
 
-    byte[] topicBytes() {
-        return topicBytes;
-    }
 
     public int topicLength() {
         return topicBytes.length;
@@ -136,18 +168,10 @@ public final class BrokerMessage {
         return propertiesString;
     }
 
-    byte[] propertiesBytes() {
-        return propertiesBytes;
-    }
 
     /** True when the record ends with the record CRC property (see {@link RecordFormat}). */
     public boolean recordCrc() {
         return recordCrc;
-    }
-
-    /** True when the record CRC follows properties that lack their final separator, which is then added. */
-    boolean appendPropertySeparator() {
-        return appendPropertySeparator;
     }
 
     /**
@@ -186,17 +210,11 @@ public final class BrokerMessage {
         return bornTimestamp;
     }
 
-    byte[] bornHostAddress() {
-        return bornHostAddress;
-    }
 
     public int bornHostPort() {
         return bornHostPort;
     }
 
-    byte[] storeHostAddress() {
-        return storeHostAddress;
-    }
 
     public int storeHostPort() {
         return storeHostPort;

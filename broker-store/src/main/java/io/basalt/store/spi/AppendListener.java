@@ -1,4 +1,6 @@
-package io.basalt.store.commitlog;
+package io.basalt.store.spi;
+
+import io.basalt.store.commitlog.CommitLog;
 
 /**
  * Told when new CommitLog bytes became readable, e.g. to wake the dispatcher (ReputMessageService).

@@ -1,4 +1,6 @@
-package io.basalt.store.commitlog;
+package io.basalt.store;
+
+import io.basalt.store.commitlog.CommitLog;
 
 /**
  * The outcome of a put, with RocketMQ's names (the broker maps them to response codes). Only

@@ -1,4 +1,4 @@
-package io.basalt.store.queue;
+package io.basalt.store;
 
 /** Which side of a timestamp {@code offsetForTimestamp} answers with (RocketMQ's BoundaryType). */
 public enum BoundaryType {

@@ -1,4 +1,6 @@
-package io.basalt.store.queue;
+package io.basalt.store;
+
+import io.basalt.store.queue.ConsumeQueue;
 
 /** Told by the dispatcher after each ConsumeQueue entry is written (long-polling pulls wait on it). */
 @FunctionalInterface

@@ -1,4 +1,6 @@
-package io.basalt.store.flush;
+package io.basalt.store;
+
+import io.basalt.store.flush.GroupCommitService;
 
 /**
  * Told about each force of the CommitLog that wrote something, on the flush thread: keep it cheap and
