@@ -33,6 +33,8 @@ public final class BrokerMessage {
     private final boolean appendPropertySeparator;
     private final int storedPropertiesLength;
     private final long tagsCode;
+    /** Whether {@link #tagsCode} was given, not derived from TAGS (a copy keeps only a given one). */
+    private final boolean tagsCodeGiven;
     private final String tags;
     private final String keys;
     private final String uniqKey;
@@ -108,6 +110,7 @@ public final class BrokerMessage {
         this.uniqKey = map.get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
         this.waitStoreMsgOk = !"false".equals(map.get(MessageProperties.WAIT_STORE_MSG_OK));
         this.tagsCode = b.tagsCode != null ? b.tagsCode : MessageProperties.tagsCode(tags);
+        this.tagsCodeGiven = b.tagsCode != null;
         this.bornTimestamp = b.bornTimestamp;
         this.bornHostAddress = checkAddress(b.bornHostAddress, "born host");
         this.bornHostPort = b.bornHostPort;
@@ -136,6 +139,31 @@ public final class BrokerMessage {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * A builder holding this message's content (not what an append assigned), to derive a changed copy:
+     * another topic or queue, more properties. The tags code is kept only if it was given explicitly;
+     * otherwise the copy derives it from its own TAGS.
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.topic = topic;
+        b.queueId = queueId;
+        b.flag = flag;
+        b.body = body;
+        b.propertiesString = propertiesString;
+        b.tagsCode = tagsCodeGiven ? tagsCode : null;
+        b.bornTimestamp = bornTimestamp;
+        b.bornHostAddress = bornHostAddress;
+        b.bornHostPort = bornHostPort;
+        b.storeHostAddress = storeHostAddress;
+        b.storeHostPort = storeHostPort;
+        b.sysFlag = sysFlag;
+        b.reconsumeTimes = reconsumeTimes;
+        b.preparedTransactionOffset = preparedTransactionOffset;
+        b.recordCrc = recordCrc;
+        return b;
     }
 
     public String topic() {

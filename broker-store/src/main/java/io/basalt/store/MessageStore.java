@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.store.commitlog.CommitLog;
@@ -66,6 +67,8 @@ public final class MessageStore implements AutoCloseable {
     private final boolean syncFlush;
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private volatile MessageArrivingListener arrivingListener;
+    /** Copy-on-write: a put reads the array once and allocates nothing when it is empty. */
+    private volatile PutMessageTransform[] transforms = new PutMessageTransform[0];
     private volatile ReputMessageService reput;
     private volatile State state = State.NEW;
     private final ReplicatedLog replicatedLog = new ReplicatedLog() {
@@ -186,6 +189,17 @@ public final class MessageStore implements AutoCloseable {
     /** Set before {@link #start()}: told after each ConsumeQueue entry is written (long polling). */
     public void setArrivingListener(MessageArrivingListener listener) {
         this.arrivingListener = listener;
+    }
+
+    /**
+     * Adds a step every later put goes through before the append (see {@link PutMessageTransform});
+     * steps run in the order they were added.
+     */
+    public synchronized void addPutTransform(PutMessageTransform transform) {
+        PutMessageTransform[] current = transforms;
+        PutMessageTransform[] next = Arrays.copyOf(current, current.length + 1);
+        next[current.length] = Objects.requireNonNull(transform, "transform");
+        transforms = next;
     }
 
     // ---- lifecycle --------------------------------------------------------------------------------
@@ -342,7 +356,16 @@ public final class MessageStore implements AutoCloseable {
         if (refused != null) {
             return CompletableFuture.completedFuture(PutMessageResult.rejected(refused));
         }
-        return commitLog.asyncPutMessage(msg);
+        PutMessageTransform[] steps = transforms;
+        BrokerMessage toAppend = msg;
+        for (PutMessageTransform step : steps) {
+            PutMessageTransform.Decision decision = step.apply(toAppend);
+            if (decision.refused()) {
+                return CompletableFuture.completedFuture(PutMessageResult.rejected(decision.refusal(), decision.reason()));
+            }
+            toAppend = decision.message();
+        }
+        return commitLog.asyncPutMessage(toAppend);
     }
 
     /** Appends a batch for one queue; refused as {@link #asyncPutMessage}. */
@@ -351,7 +374,31 @@ public final class MessageStore implements AutoCloseable {
         if (refused != null) {
             return CompletableFuture.completedFuture(PutMessageResult.rejected(refused));
         }
-        return commitLog.asyncPutMessages(batch);
+        PutMessageTransform[] steps = transforms;
+        if (steps.length == 0 || batch.isEmpty()) {
+            return commitLog.asyncPutMessages(batch);
+        }
+        List<BrokerMessage> toAppend = new ArrayList<>(batch.size());
+        BrokerMessage first = batch.get(0);
+        for (BrokerMessage msg : batch) {
+            BrokerMessage m = msg;
+            for (PutMessageTransform step : steps) {
+                PutMessageTransform.Decision decision = step.apply(m);
+                if (decision.refused()) {
+                    return CompletableFuture.completedFuture(PutMessageResult.rejected(decision.refusal(),
+                        decision.reason()));
+                }
+                m = decision.message();
+            }
+            if (!m.topic().equals(first.topic()) || m.queueId() != first.queueId()) {
+                // a batch is one append to one queue: a step may not send part of it elsewhere
+                return CompletableFuture.completedFuture(PutMessageResult.rejected(PutMessageStatus.MESSAGE_ILLEGAL,
+                    "a batch message cannot be redirected to topic " + m.topic() + " queue " + m.queueId()
+                        + "; send it on its own"));
+            }
+            toAppend.add(m);
+        }
+        return commitLog.asyncPutMessages(toAppend);
     }
 
     private PutMessageStatus refusal() {

@@ -211,7 +211,7 @@ public final class SendMessageProcessor implements RequestProcessor {
             System.nanoTime() - startNanos);
         int code = responseCode(status);
         if (!status.isStored()) {
-            return RemotingCommand.response(code, refusalRemark(status));
+            return RemotingCommand.response(code, result.reason() != null ? result.reason() : refusalRemark(status));
         }
         RemotingCommand response = RemotingCommand.response(code, storedRemark(status));
         StringJoiner msgIds = new StringJoiner(",");
