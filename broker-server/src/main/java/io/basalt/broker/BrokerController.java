@@ -30,7 +30,6 @@ import io.basalt.broker.metrics.BrokerMetrics;
 import io.basalt.broker.metrics.MetricsService;
 import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.offset.ConsumerOffsetManager;
-import io.basalt.broker.processor.BrokerContext;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
@@ -46,11 +45,14 @@ import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ClientManageProcessor;
+import io.basalt.broker.processor.ConsumerGroups;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
 import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
+import io.basalt.broker.processor.LongPolling;
 import io.basalt.broker.processor.PullMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
+import io.basalt.broker.processor.StoreHost;
 import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.namesrv.NameServerMasterCheck;
 import io.basalt.broker.namesrv.NameServerRegistrar;
@@ -100,7 +102,6 @@ public final class BrokerController {
     private final NettyRemotingServer remotingServer;
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
-    private final BrokerContext context;
     private final Replication replication;
     private final BrokerCounters counters;
     private final List<MetricsSources.ExecutorSource> executorSources = new ArrayList<>();
@@ -136,13 +137,6 @@ public final class BrokerController {
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         this.counters = new BrokerCounters(metrics);
         store.commitLog().setFlushObserver(metrics.flushObserver());
-        InetSocketAddress storeHost = new InetSocketAddress(broker.brokerIP1(), broker.listenPort());
-        RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
-            broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
-        this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
-            replication::acceptsWrites, store, topics, offsets, subscriptionGroups, clients,
-            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters, replication::brokerAddrs,
-            replication::slaveToSuggest);
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -279,18 +273,26 @@ public final class BrokerController {
         RequestExecutor consumerManage = executor("ConsumerManageThread_", 4, 10_000, 0);
         RequestExecutor route = executor("RouteThread_", 2, 10_000, 0);
 
-        SendMessageProcessor sendProcessor = new SendMessageProcessor(context);
-        register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
-        register(pull, new PullMessageProcessor(context, MAX_SUSPEND_MS), RequestCode.PULL_MESSAGE,
-            RequestCode.LITE_PULL_MESSAGE);
-        register(send, new ConsumerSendMsgBackProcessor(context), RequestCode.CONSUMER_SEND_MSG_BACK);
-        register(clientManage, new ClientManageProcessor(context), RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT,
-            RequestCode.CHECK_CLIENT_CONFIG, RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ,
-            RequestCode.UNLOCK_BATCH_MQ);
-        register(consumerManage, new ConsumerOffsetProcessor(context), RequestCode.QUERY_CONSUMER_OFFSET,
+        StoreHost storeHost = new StoreHost(broker.brokerClusterName(), broker.brokerName(),
+            new InetSocketAddress(broker.brokerIP1(), broker.listenPort()));
+        register(send, new SendMessageProcessor(storeHost, replication::acceptsWrites, configuration.store().maxMessageSize(),
+                store, topics, counters),
+            RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
+        register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
+                new LongPolling(pullHold, MAX_SUSPEND_MS), replication::slaveToSuggest, counters),
+            RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
+        register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address()),
+            RequestCode.CONSUMER_SEND_MSG_BACK);
+        register(clientManage, new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis),
+                subscriptionGroups, topics),
+            RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT, RequestCode.CHECK_CLIENT_CONFIG,
+            RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ, RequestCode.UNLOCK_BATCH_MQ);
+        register(consumerManage, new ConsumerOffsetProcessor(store, topics, offsets), RequestCode.QUERY_CONSUMER_OFFSET,
             RequestCode.UPDATE_CONSUMER_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.GET_MAX_OFFSET,
             RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
-        register(route, new RouteProcessor(context), RequestCode.GET_ROUTEINFO_BY_TOPIC,
+        RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
+            broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
+        register(route, new RouteProcessor(identity, replication::brokerAddrs, topics), RequestCode.GET_ROUTEINFO_BY_TOPIC,
             RequestCode.GET_BROKER_CLUSTER_INFO);
         registerAdminProcessors(broker, send, pull);
     }
