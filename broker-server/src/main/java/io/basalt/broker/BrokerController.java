@@ -10,10 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -30,13 +27,11 @@ import io.basalt.broker.metrics.BrokerMetrics;
 import io.basalt.broker.metrics.MetricsService;
 import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.offset.ConsumerOffsetManager;
-import io.basalt.broker.processor.BrokerContext;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
-import io.basalt.ha.slave.HAClient;
 import io.basalt.broker.processor.BrokerCounters;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
@@ -46,14 +41,18 @@ import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ClientManageProcessor;
+import io.basalt.broker.processor.ConsumerGroups;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
 import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
+import io.basalt.broker.processor.LongPolling;
 import io.basalt.broker.processor.PullMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
+import io.basalt.broker.processor.StoreHost;
 import io.basalt.broker.namesrv.BrokerRegistration;
-import io.basalt.broker.namesrv.NameServerMasterCheck;
-import io.basalt.broker.namesrv.NameServerRegistrar;
+import io.basalt.broker.namesrv.NameServerPresence;
+import io.basalt.broker.namesrv.NameServers;
+import io.basalt.broker.namesrv.ReplicationView;
 import io.basalt.remoting.netty.NettyClientConfig;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
@@ -72,9 +71,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Assembles one broker from its configuration: store → topic, offset, subscription group and client
- * state → processors on their executors → remoting server. {@link #start()} goes bottom-up; {@link #shutdown()} top-down:
- * release held pulls, stop accepting and answer what is in flight, persist offsets and topics, shut the
- * store down (flush, checkpoint, unmap, abort marker removed last). Both are idempotent; start and
+ * state → processors on their executors → remoting server → presence on the NameServers. {@link #start()}
+ * goes bottom-up (a master the NameServers show to be deposed is fenced before anything is served, and
+ * the broker registers once it listens); {@link #shutdown()} top-down: leave the NameServers, release held
+ * pulls, stop accepting and answer what is in flight, persist offsets and topics, shut the store down
+ * (flush, checkpoint, unmap, abort marker removed last). Both are idempotent; start and
  * shutdown are called from one thread (start-up, then the shutdown hook).
  */
 public final class BrokerController {
@@ -100,15 +101,13 @@ public final class BrokerController {
     private final NettyRemotingServer remotingServer;
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
-    private final BrokerContext context;
     private final Replication replication;
     private final BrokerCounters counters;
     private final List<MetricsSources.ExecutorSource> executorSources = new ArrayList<>();
     private final BrokerMetrics metrics;
     private final MetricsService metricsService;
     private final BrokerRuntimeStats runtimeStats;
-    /** Set by {@link #start()} when {@code namesrvAddr} is configured. */
-    private NameServerRegistrar registrar;
+    private final NameServerPresence nameServerPresence;
     private boolean started;
     private boolean shutdown;
 
@@ -136,13 +135,6 @@ public final class BrokerController {
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         this.counters = new BrokerCounters(metrics);
         store.setFlushObserver(metrics.flushObserver());
-        InetSocketAddress storeHost = new InetSocketAddress(broker.brokerIP1(), broker.listenPort());
-        RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
-            broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
-        this.context = new BrokerContext(identity, storeHost, configuration.store().maxMessageSize(),
-            replication::acceptsWrites, store, topics, offsets, subscriptionGroups, clients,
-            new QueueLockManager(60_000, System::currentTimeMillis), pullHold, counters, replication::brokerAddrs,
-            replication::slaveToSuggest);
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -150,7 +142,24 @@ public final class BrokerController {
             t.setDaemon(true);
             return t;
         });
+        this.nameServerPresence = nameServerPresence(configuration, replication, topics);
+        replication.onFenced(nameServerPresence::leaveWhenFenced);
         registerProcessors(broker);
+    }
+
+    /** The broker as its NameServers see it: registered with the identity and topics of this broker. */
+    private static NameServerPresence nameServerPresence(BrokerConfiguration configuration, Replication replication,
+                                                         TopicConfigManager topics) {
+        BrokerConfig broker = configuration.broker();
+        NameServers nameServers = new NameServers(
+            broker.namesrvAddr().stream().map(a -> a.host() + ":" + a.port()).toList(), broker.registerNameServerPeriod(),
+            NAMESRV_TIMEOUT_MS);
+        BrokerRegistration self = new BrokerRegistration(broker.brokerClusterName(), broker.brokerName(),
+            broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort(),
+            broker.brokerIP1() + ":" + configuration.ha().haListenPort());
+        return new NameServerPresence(nameServers, self, ReplicationView.of(replication),
+            () -> TopicAdminProcessor.topicTable(topics), () -> topics.dataVersion().counter(),
+            () -> new NettyRemotingClient(NettyClientConfig.defaults()));
     }
 
     /**
@@ -279,18 +288,26 @@ public final class BrokerController {
         RequestExecutor consumerManage = executor("ConsumerManageThread_", 4, 10_000, 0);
         RequestExecutor route = executor("RouteThread_", 2, 10_000, 0);
 
-        SendMessageProcessor sendProcessor = new SendMessageProcessor(context);
-        register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
-        register(pull, new PullMessageProcessor(context, MAX_SUSPEND_MS), RequestCode.PULL_MESSAGE,
-            RequestCode.LITE_PULL_MESSAGE);
-        register(send, new ConsumerSendMsgBackProcessor(context), RequestCode.CONSUMER_SEND_MSG_BACK);
-        register(clientManage, new ClientManageProcessor(context), RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT,
-            RequestCode.CHECK_CLIENT_CONFIG, RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ,
-            RequestCode.UNLOCK_BATCH_MQ);
-        register(consumerManage, new ConsumerOffsetProcessor(context), RequestCode.QUERY_CONSUMER_OFFSET,
+        StoreHost storeHost = new StoreHost(broker.brokerClusterName(), broker.brokerName(),
+            new InetSocketAddress(broker.brokerIP1(), broker.listenPort()));
+        register(send, new SendMessageProcessor(storeHost, replication::acceptsWrites, configuration.store().maxMessageSize(),
+                store, topics, counters),
+            RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
+        register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
+                new LongPolling(pullHold, MAX_SUSPEND_MS), replication::slaveToSuggest, counters),
+            RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
+        register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address()),
+            RequestCode.CONSUMER_SEND_MSG_BACK);
+        register(clientManage, new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis),
+                subscriptionGroups, topics),
+            RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT, RequestCode.CHECK_CLIENT_CONFIG,
+            RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ, RequestCode.UNLOCK_BATCH_MQ);
+        register(consumerManage, new ConsumerOffsetProcessor(store, topics, offsets), RequestCode.QUERY_CONSUMER_OFFSET,
             RequestCode.UPDATE_CONSUMER_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.GET_MAX_OFFSET,
             RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
-        register(route, new RouteProcessor(context), RequestCode.GET_ROUTEINFO_BY_TOPIC,
+        RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
+            broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
+        register(route, new RouteProcessor(identity, replication::brokerAddrs, topics), RequestCode.GET_ROUTEINFO_BY_TOPIC,
             RequestCode.GET_BROKER_CLUSTER_INFO);
         registerAdminProcessors(broker, send, pull);
     }
@@ -312,8 +329,8 @@ public final class BrokerController {
         register(admin, new NameServerTopicProcessor(broker.brokerClusterName(), topics),
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
             RequestCode.DELETE_TOPIC_IN_NAMESRV);
-        register(admin, new PromoteToMasterProcessor(replication, this::anotherPromotedMaster,
-                this::registerAgainAfterPromotion),
+        register(admin, new PromoteToMasterProcessor(replication, nameServerPresence::anotherPromotedMaster,
+                nameServerPresence::registerAgainAfterPromotion),
             PromoteToMasterProcessor.PROMOTE_TO_MASTER);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
@@ -344,20 +361,14 @@ public final class BrokerController {
         started = true;
         store.load();
         store.start();
-        replication.onFenced(reason -> {
-            try {
-                scheduler.execute(() -> leaveNameServersWhenFenced(reason));
-            } catch (RejectedExecutionException e) {
-                // shutting down: the registrar unregisters anyway
-            }
-        });
         try {
             replication.start();
         } catch (IOException | RuntimeException e) {
             store.shutdown();
             throw e;
         }
-        fenceIfTheNameServersRouteToAnotherMaster();
+        // before anything is served: a master deposed while it was down must not take a write
+        nameServerPresence.fenceIfRoutedToAnotherMaster();
         pullHold.start();
         long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriod,
@@ -366,110 +377,16 @@ public final class BrokerController {
         scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
         remotingServer.start();
         metricsService.start();
-        startNameServerRegistration();
+        // once listening, so that the NameServers route clients to a broker that answers
+        nameServerPresence.start();
         log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
             configuration.broker().brokerClusterName(), remotingServer.localPort(),
             configuration.store().storePathRootDir());
     }
 
-    /**
-     * A master that starts while its NameServers route its broker name to another address was deposed
-     * while it was down (a slave was promoted): it starts fenced, accepting no writes and not
-     * registering, instead of taking the route back.
-     */
-    private void fenceIfTheNameServersRouteToAnotherMaster() {
-        if (replication.role() == Replication.Role.SLAVE) {
-            return;
-        }
-        otherMasterOnTheNameServers(Set.of(selfAddress())).ifPresent(reason -> replication.fence(reason
-            + "; reconfigure this broker as a SLAVE of that master, or restart it once the NameServers have dropped"
-            + " that master"));
-    }
-
-    /**
-     * Before a promotion: a master on the NameServers other than this broker and the master it followed
-     * means another slave was promoted already; this one must not become a second master.
-     */
-    private Optional<String> anotherPromotedMaster() {
-        HAClient client = replication.client();
-        String followed = client == null ? "" : client.lastMasterBrokerAddr();
-        return otherMasterOnTheNameServers(followed.isEmpty() ? Set.of(selfAddress()) : Set.of(selfAddress(), followed));
-    }
-
-    private Optional<String> otherMasterOnTheNameServers(Set<String> expected) {
-        List<String> nameServers = nameServers();
-        if (nameServers.isEmpty()) {
-            return Optional.empty();
-        }
-        try (NettyRemotingClient client = new NettyRemotingClient(NettyClientConfig.defaults())) {
-            return NameServerMasterCheck.otherMaster(nameServers, configuration.broker().brokerName(), expected, client,
-                NAMESRV_TIMEOUT_MS);
-        }
-    }
-
-    private String selfAddress() {
-        return configuration.broker().brokerIP1() + ":" + configuration.broker().listenPort();
-    }
-
-    /** The {@code namesrvAddr} list as host:port strings; empty when the broker is its own name server. */
-    private List<String> nameServers() {
-        return configuration.broker().namesrvAddr().stream().map(a -> a.host() + ":" + a.port()).toList();
-    }
-
-    /** Registers with the NameServers of {@code namesrvAddr}, if any, now that the listening port is known. */
-    private void startNameServerRegistration() {
-        BrokerConfig broker = configuration.broker();
-        List<String> nameServers = nameServers();
-        if (nameServers.isEmpty()) {
-            return;
-        }
-        if (replication.role() != Replication.Role.SLAVE && !replication.acceptsWrites()) {
-            log.error("not registering with the NameServers: this master is fenced (a newer master exists)");
-            return;
-        }
-        // a promoted slave registers as the group's master (brokerId 0)
-        long brokerId = replication.role() == Replication.Role.SLAVE ? broker.brokerId() : 0;
-        BrokerRegistration identity = new BrokerRegistration(broker.brokerClusterName(), broker.brokerName(),
-            brokerId, broker.brokerIP1() + ":" + remotingServer.localPort(),
-            broker.brokerIP1() + ":" + configuration.ha().haListenPort());
-        NameServerRegistrar r = new NameServerRegistrar(nameServers, identity, () -> TopicAdminProcessor.topicTable(topics),
-            () -> topics.dataVersion().counter(), new NettyRemotingClient(NettyClientConfig.defaults()),
-            NAMESRV_TIMEOUT_MS);
-        registrar = r;
-        r.start(broker.registerNameServerPeriod());
-    }
-
     /** The port of the metrics and status page endpoint, or -1 when metricsPort is 0. */
     public int metricsPort() {
         return metricsService.port();
-    }
-
-    /**
-     * A fenced master must not keep registering as brokerId 0: its next registration would take the
-     * route back from the newer master. It unregisters, so clients are routed to the new master only.
-     * Runs on the scheduler, not on the HA event loop that noticed the fence.
-     */
-    private synchronized void leaveNameServersWhenFenced(String reason) {
-        NameServerRegistrar r = registrar;
-        if (r == null || shutdown) {
-            return;
-        }
-        registrar = null;
-        r.shutdown();
-        log.error("fenced ({}): unregistered from the NameServers, so that clients are routed to the newer master only",
-            reason);
-    }
-
-    /** After a promotion: leave the NameServers as a slave and register again as master (brokerId 0). */
-    private synchronized void registerAgainAfterPromotion() {
-        if (!started || shutdown) {
-            return;
-        }
-        NameServerRegistrar old = registrar;
-        if (old != null) {
-            old.shutdown();
-            startNameServerRegistration();
-        }
     }
 
     /** The port the remoting server listens on. */
@@ -496,10 +413,8 @@ public final class BrokerController {
         shutdown = true;
         log.info("broker shutting down");
         step("stopping the metrics endpoint", metricsService::shutdown);
-        if (registrar != null) {
-            // first, so that the NameServers stop routing clients here
-            step("unregistering from the NameServers", registrar::shutdown);
-        }
+        // first, so that the NameServers stop routing clients here
+        step("unregistering from the NameServers", nameServerPresence::shutdown);
         step("answering held pulls", pullHold::shutdown);
         step("stopping the remoting server", remotingServer::shutdown);
         for (RequestExecutor e : executors) {

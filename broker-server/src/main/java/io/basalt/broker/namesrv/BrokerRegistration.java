@@ -12,6 +12,11 @@ import io.basalt.remoting.protocol.CommandHeader;
 public record BrokerRegistration(String clusterName, String brokerName, long brokerId, String brokerAddr,
                                  String haServerAddr) {
 
+    /** The same broker registering under another brokerId (a promoted slave registers as 0). */
+    public BrokerRegistration withBrokerId(long id) {
+        return new BrokerRegistration(clusterName, brokerName, id, brokerAddr, haServerAddr);
+    }
+
     /** REGISTER_BROKER's header, as 5.2.0 sends it: plain body, no acting master, no heartbeat timeout. */
     CommandHeader registerHeader(int bodyCrc32) {
         return new CommandHeader() {

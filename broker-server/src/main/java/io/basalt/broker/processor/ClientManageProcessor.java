@@ -13,13 +13,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.ConsumerGroupInfo;
+import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.client.QueueLockManager.MessageQueue;
 import io.basalt.broker.client.SubscriptionData;
 import io.basalt.broker.protocol.HeartbeatData;
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.Perm;
+import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicValidator;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -39,10 +43,17 @@ import org.slf4j.LoggerFactory;
 public final class ClientManageProcessor implements RequestProcessor {
     private static final Logger log = LoggerFactory.getLogger(ClientManageProcessor.class);
 
-    private final BrokerContext broker;
+    private final ClientManager clients;
+    private final QueueLockManager locks;
+    private final SubscriptionGroupManager subscriptionGroups;
+    private final TopicConfigManager topics;
 
-    public ClientManageProcessor(BrokerContext broker) {
-        this.broker = broker;
+    public ClientManageProcessor(ClientManager clients, QueueLockManager locks,
+                                 SubscriptionGroupManager subscriptionGroups, TopicConfigManager topics) {
+        this.clients = clients;
+        this.locks = locks;
+        this.subscriptionGroups = subscriptionGroups;
+        this.topics = topics;
     }
 
     @Override
@@ -74,12 +85,12 @@ public final class ClientManageProcessor implements RequestProcessor {
             return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad heartbeat body: " + e.getMessage());
         }
         String remote = String.valueOf(context.remoteAddress());
-        long now = broker.clients().now();
+        long now = clients.now();
         for (HeartbeatData.ConsumerData c : data.consumers()) {
             // as RocketMQ: a group that is not recorded (and may not be) is registered without a retry topic
-            Optional<SubscriptionGroupConfig> group = broker.subscriptionGroups().findOrAutoCreate(c.groupName());
+            Optional<SubscriptionGroupConfig> group = subscriptionGroups.findOrAutoCreate(c.groupName());
             if (group.isPresent()) {
-                broker.topics().createIfAbsent(TopicValidator.retryTopic(c.groupName()), group.get().retryQueueNums(),
+                topics.createIfAbsent(TopicValidator.retryTopic(c.groupName()), group.get().retryQueueNums(),
                     Perm.READ | Perm.WRITE);
             }
             List<SubscriptionData> subs = new ArrayList<>();
@@ -88,11 +99,11 @@ public final class ClientManageProcessor implements RequestProcessor {
                 subs.add(new SubscriptionData(parsed.topic(), parsed.subString(), parsed.tagsSet(), parsed.codeSet(),
                     parsed.subVersion(), s.expressionType()));
             }
-            broker.clients().registerConsumer(c.groupName(), new ConsumerGroupInfo.Member(data.clientId(), remote,
+            clients.registerConsumer(c.groupName(), new ConsumerGroupInfo.Member(data.clientId(), remote,
                 c.consumeType(), c.messageModel(), c.consumeFromWhere(), now, context.connection()), subs);
         }
         for (String group : data.producerGroups()) {
-            broker.clients().registerProducer(group, data.clientId());
+            clients.registerProducer(group, data.clientId());
         }
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
         response.putExtField("IS_SUPPORT_HEART_BEAT_V2", "false");
@@ -105,17 +116,17 @@ public final class ClientManageProcessor implements RequestProcessor {
         String producerGroup = f.string("producerGroup");
         String consumerGroup = f.string("consumerGroup");
         if (producerGroup != null) {
-            broker.clients().unregisterProducer(producerGroup, clientId);
+            clients.unregisterProducer(producerGroup, clientId);
         }
         if (consumerGroup != null) {
-            broker.clients().unregisterConsumer(consumerGroup, clientId);
+            clients.unregisterConsumer(consumerGroup, clientId);
         }
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }
 
     private RemotingCommand consumerList(RequestFields f) throws RequestFields.BadRequestException {
         String group = f.requireString("consumerGroup");
-        ConsumerGroupInfo info = broker.clients().consumerGroup(group);
+        ConsumerGroupInfo info = clients.consumerGroup(group);
         if (info == null || info.isEmpty()) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "no consumer for this group, " + group);
         }
@@ -157,10 +168,10 @@ public final class ClientManageProcessor implements RequestProcessor {
         }
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
         if (!lock) {
-            broker.locks().unlock(group, clientId, queues);
+            locks.unlock(group, clientId, queues);
             return response;
         }
-        Set<MessageQueue> locked = broker.locks().tryLock(group, clientId, queues);
+        Set<MessageQueue> locked = locks.tryLock(group, clientId, queues);
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         ArrayNode set = out.putArray("lockOKMQSet");
         for (MessageQueue mq : locked) {

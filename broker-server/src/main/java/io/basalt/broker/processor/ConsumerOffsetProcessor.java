@@ -2,13 +2,16 @@ package io.basalt.broker.processor;
 
 import java.util.concurrent.CompletableFuture;
 
+import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.BoundaryType;
+import io.basalt.store.MessageStore;
 
 /**
  * Offsets: QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET (usually one-way), GET_MIN_OFFSET,
@@ -16,10 +19,14 @@ import io.basalt.store.BoundaryType;
  * (a new group on a young queue starts at 0). Safe for concurrent calls.
  */
 public final class ConsumerOffsetProcessor implements RequestProcessor {
-    private final BrokerContext broker;
+    private final MessageStore store;
+    private final TopicConfigManager topics;
+    private final ConsumerOffsetManager offsets;
 
-    public ConsumerOffsetProcessor(BrokerContext broker) {
-        this.broker = broker;
+    public ConsumerOffsetProcessor(MessageStore store, TopicConfigManager topics, ConsumerOffsetManager offsets) {
+        this.store = store;
+        this.topics = topics;
+        this.offsets = offsets;
     }
 
     @Override
@@ -30,9 +37,9 @@ public final class ConsumerOffsetProcessor implements RequestProcessor {
             response = switch (request.code()) {
                 case RequestCode.QUERY_CONSUMER_OFFSET -> query(f);
                 case RequestCode.UPDATE_CONSUMER_OFFSET -> update(f, context);
-                case RequestCode.GET_MIN_OFFSET -> offset(broker.store().getMinOffsetInQueue(f.requireString("topic"),
+                case RequestCode.GET_MIN_OFFSET -> offset(store.getMinOffsetInQueue(f.requireString("topic"),
                     f.requireInt("queueId")));
-                case RequestCode.GET_MAX_OFFSET -> offset(broker.store().getMaxOffsetInQueue(f.requireString("topic"),
+                case RequestCode.GET_MAX_OFFSET -> offset(store.getMaxOffsetInQueue(f.requireString("topic"),
                     f.requireInt("queueId")));
                 case RequestCode.SEARCH_OFFSET_BY_TIMESTAMP -> search(f);
                 case RequestCode.GET_EARLIEST_MSG_STORETIME -> earliest(f);
@@ -49,13 +56,13 @@ public final class ConsumerOffsetProcessor implements RequestProcessor {
         String group = f.requireString("consumerGroup");
         String topic = f.requireString("topic");
         int queueId = f.requireInt("queueId");
-        long offset = broker.offsets().queryOffset(group, topic, queueId);
+        long offset = offsets.queryOffset(group, topic, queueId);
         if (offset >= 0) {
             return offset(offset);
         }
         Boolean setZero = f.bool("setZeroIfNotFound");
-        long min = broker.store().getMinOffsetInQueue(topic, queueId);
-        long max = broker.store().getMaxOffsetInQueue(topic, queueId);
+        long min = store.getMinOffsetInQueue(topic, queueId);
+        long max = store.getMaxOffsetInQueue(topic, queueId);
         if (!Boolean.FALSE.equals(setZero) && min <= 0 && max > 0) {
             // RocketMQ: a new group on a queue whose first message is still there starts from 0.
             return offset(0);
@@ -68,7 +75,7 @@ public final class ConsumerOffsetProcessor implements RequestProcessor {
         String topic = f.requireString("topic");
         int queueId = f.requireInt("queueId");
         long commitOffset = f.requireLong("commitOffset");
-        TopicConfig config = broker.topics().get(topic);
+        TopicConfig config = topics.get(topic);
         if (config == null) {
             return RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST, "Topic " + topic + " not exist!");
         }
@@ -76,7 +83,7 @@ public final class ConsumerOffsetProcessor implements RequestProcessor {
             return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "QueueId " + queueId + " is illegal for topic "
                 + topic + " with " + config.queueNums() + " queues");
         }
-        broker.offsets().commitOffset(String.valueOf(context.remoteAddress()), group, topic, queueId, commitOffset);
+        offsets.commitOffset(String.valueOf(context.remoteAddress()), group, topic, queueId, commitOffset);
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }
 
@@ -86,14 +93,14 @@ public final class ConsumerOffsetProcessor implements RequestProcessor {
         long timestamp = f.requireLong("timestamp");
         String boundary = f.string("boundaryType");
         BoundaryType type = boundary != null && boundary.equalsIgnoreCase("upper") ? BoundaryType.UPPER : BoundaryType.LOWER;
-        return offset(broker.store().getOffsetInQueueByTime(topic, queueId, timestamp, type));
+        return offset(store.getOffsetInQueueByTime(topic, queueId, timestamp, type));
     }
 
     private RemotingCommand earliest(RequestFields f) throws RequestFields.BadRequestException {
         String topic = f.requireString("topic");
         int queueId = f.requireInt("queueId");
-        long min = broker.store().getMinOffsetInQueue(topic, queueId);
-        long time = broker.store().getMessageStoreTimeStamp(topic, queueId, min);
+        long min = store.getMinOffsetInQueue(topic, queueId);
+        long time = store.getMessageStoreTimeStamp(topic, queueId, min);
         if (time < 0) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "no message in queue " + queueId + " of topic " + topic);
         }

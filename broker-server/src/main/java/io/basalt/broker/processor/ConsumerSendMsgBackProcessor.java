@@ -9,8 +9,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicValidator;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -19,6 +21,7 @@ import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.MessageProperties;
 import io.basalt.store.StoredMessage;
+import io.basalt.store.MessageStore;
 
 /**
  * CONSUMER_SEND_MSG_BACK: a message the consumer could not process goes to a random one of the
@@ -29,10 +32,18 @@ import io.basalt.store.StoredMessage;
  * without RocketMQ's back-off delay. Safe for concurrent calls.
  */
 public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
-    private final BrokerContext broker;
+    private final MessageStore store;
+    private final TopicConfigManager topics;
+    private final SubscriptionGroupManager subscriptionGroups;
+    private final InetSocketAddress storeHost;
 
-    public ConsumerSendMsgBackProcessor(BrokerContext broker) {
-        this.broker = broker;
+    /** @param storeHost this broker's address as the store host of the message sent back */
+    public ConsumerSendMsgBackProcessor(MessageStore store, TopicConfigManager topics,
+                                        SubscriptionGroupManager subscriptionGroups, InetSocketAddress storeHost) {
+        this.store = store;
+        this.topics = topics;
+        this.subscriptionGroups = subscriptionGroups;
+        this.storeHost = storeHost;
     }
 
     @Override
@@ -47,7 +58,7 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
             offset = f.requireLong("offset");
             group = f.requireString("group");
             delayLevel = f.requireInt("delayLevel");
-            groupConfig = broker.subscriptionGroups().findOrAutoCreate(group);
+            groupConfig = subscriptionGroups.findOrAutoCreate(group);
             if (groupConfig.isEmpty()) {
                 return done(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, "subscription group not exist, " + group);
             }
@@ -57,7 +68,7 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
             return done(BrokerResponseCode.INVALID_PARAMETER, e.getMessage());
         }
         int retryQueueNums = groupConfig.get().retryQueueNums();
-        StoredMessage original = broker.store().lookMessageByOffset(offset);
+        StoredMessage original = store.lookMessageByOffset(offset);
         if (original == null) {
             return done(ResponseCode.SYSTEM_ERROR, "look message by offset failed, " + offset);
         }
@@ -70,7 +81,7 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
         int reconsumeTimes = original.reconsumeTimes();
         boolean toDlq = delayLevel < 0 || reconsumeTimes >= maxReconsumeTimes;
         String topic = toDlq ? TopicValidator.DLQ_GROUP_TOPIC_PREFIX + group : TopicValidator.retryTopic(group);
-        TopicConfig config = broker.topics().createIfAbsent(topic, toDlq ? 1 : retryQueueNums, Perm.READ | Perm.WRITE);
+        TopicConfig config = topics.createIfAbsent(topic, toDlq ? 1 : retryQueueNums, Perm.READ | Perm.WRITE);
         if (!config.isWritable()) {
             return done(ResponseCode.NO_PERMISSION, "the topic[" + topic + "] sending message is forbidden");
         }
@@ -79,9 +90,9 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
             .topic(topic).queueId(queueId).flag(original.flag()).body(original.body())
             .propertiesString(MessageProperties.toPropertiesString(properties))
             .bornTimestamp(original.bornTimestamp()).bornHost((InetSocketAddress) context.remoteAddress())
-            .storeHost(broker.storeHost()).sysFlag(original.sysFlag()).reconsumeTimes(reconsumeTimes + 1)
+            .storeHost(storeHost).sysFlag(original.sysFlag()).reconsumeTimes(reconsumeTimes + 1)
             .build();
-        return broker.store().asyncPutMessage(message).thenApply(result -> result.status().isStored()
+        return store.asyncPutMessage(message).thenApply(result -> result.status().isStored()
             ? RemotingCommand.response(ResponseCode.SUCCESS, null)
             : RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "sending the message back failed: " + result.status()));
     }

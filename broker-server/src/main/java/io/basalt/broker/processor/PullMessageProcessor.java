@@ -4,12 +4,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 
 import io.basalt.broker.client.ConsumerGroupInfo;
 import io.basalt.broker.client.SubscriptionData;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.PullMessageRequestHeader;
@@ -18,6 +20,7 @@ import io.basalt.remoting.protocol.RemotingCommandException;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.GetMessageResult;
 import io.basalt.store.GetMessageStatus;
+import io.basalt.store.MessageStore;
 
 /**
  * PULL_MESSAGE (push consumer) and LITE_PULL_MESSAGE (lite pull consumer): RocketMQ's checks (the
@@ -36,13 +39,24 @@ public final class PullMessageProcessor implements RequestProcessor {
     /** RocketMQ's {@code ForbiddenType.SUBSCRIPTION_FORBIDDEN}: the group may not read this topic (its forbiddenTable). */
     static final int SUBSCRIPTION_FORBIDDEN = 5;
 
-    private final BrokerContext broker;
-    private final long maxSuspendMs;
+    private final MessageStore store;
+    private final TopicConfigManager topics;
+    private final ConsumerGroups consumers;
+    private final LongPolling longPolling;
+    private final LongSupplier slaveToSuggest;
+    private final BrokerCounters counters;
 
-    /** @param maxSuspendMs upper bound on a held pull, whatever the client asks (keeps it below client timeouts) */
-    public PullMessageProcessor(BrokerContext broker, long maxSuspendMs) {
-        this.broker = broker;
-        this.maxSuspendMs = maxSuspendMs;
+    /**
+     * @param slaveToSuggest brokerId of a slave a consumer reading from disk should use, -1 for none
+     */
+    public PullMessageProcessor(MessageStore store, TopicConfigManager topics, ConsumerGroups consumers,
+                                LongPolling longPolling, LongSupplier slaveToSuggest, BrokerCounters counters) {
+        this.store = store;
+        this.topics = topics;
+        this.consumers = consumers;
+        this.longPolling = longPolling;
+        this.slaveToSuggest = slaveToSuggest;
+        this.counters = counters;
     }
 
     @Override
@@ -69,7 +83,7 @@ public final class PullMessageProcessor implements RequestProcessor {
             return refused;
         }
         String topic = h.getTopic();
-        TopicConfig config = broker.topics().get(topic);
+        TopicConfig config = topics.get(topic);
         if (config == null) {
             return RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST, "topic[" + topic + "] not exist, apply first please!");
         }
@@ -83,7 +97,7 @@ public final class PullMessageProcessor implements RequestProcessor {
         }
         // RocketMQ checks the forbidden table only for pulls without a subscription; an operator who takes a topic
         // from a group expects every pull of it refused, so Basalt checks them all.
-        if (broker.subscriptionGroups().isReadForbidden(h.getConsumerGroup(), topic)) {
+        if (consumers.subscriptionGroups().isReadForbidden(h.getConsumerGroup(), topic)) {
             RemotingCommand response = RemotingCommand.response(ResponseCode.NO_PERMISSION,
                 "the consumer group[" + h.getConsumerGroup() + "] is forbidden for topic[" + topic + "]");
             response.putExtField("forbiddenType", Integer.toString(SUBSCRIPTION_FORBIDDEN));
@@ -98,7 +112,7 @@ public final class PullMessageProcessor implements RequestProcessor {
                     "only TAG subscriptions are supported, not " + h.getExpressionType());
             }
         } else {
-            ConsumerGroupInfo group = broker.clients().consumerGroup(h.getConsumerGroup());
+            ConsumerGroupInfo group = consumers.clients().consumerGroup(h.getConsumerGroup());
             subscription = group == null ? null : group.subscription(topic);
             if (subscription == null) {
                 return RemotingCommand.response(ResponseCode.SUBSCRIPTION_NOT_EXIST, "the consumer's subscription of "
@@ -113,28 +127,28 @@ public final class PullMessageProcessor implements RequestProcessor {
             }
         }
         if (suspendAllowed && (sysFlag & FLAG_COMMIT_OFFSET) != 0 && h.getCommitOffset() != null && h.getCommitOffset() >= 0) {
-            broker.offsets().commitOffset(null, h.getConsumerGroup(), topic, queueId, h.getCommitOffset());
+            consumers.offsets().commitOffset(null, h.getConsumerGroup(), topic, queueId, h.getCommitOffset());
         }
         long offset = h.getQueueOffset();
         SubscriptionData filter = subscription;
-        GetMessageResult result = broker.store().getMessage(h.getConsumerGroup(), topic, queueId, offset,
+        GetMessageResult result = store.getMessage(h.getConsumerGroup(), topic, queueId, offset,
             Math.max(1, h.getMaxMsgNums()), filter::matchesTagsCode);
-        broker.counters().pullRequest();
+        counters.pullRequest();
         boolean handedOver = false;
         try {
             if (code(result.status(), offset) == ResponseCode.PULL_NOT_FOUND) {
                 if (suspendAllowed && (sysFlag & FLAG_SUSPEND) != 0) {
-                    long timeout = Math.min(Math.max(0, h.getSuspendTimeoutMillis()), maxSuspendMs);
+                    long timeout = Math.min(Math.max(0, h.getSuspendTimeoutMillis()), longPolling.maxSuspendMs());
                     PullRequestHoldService.HeldPull held = new PullRequestHoldService.HeldPull(topic, queueId, offset,
                         System.currentTimeMillis() + timeout, filter::matchesTagsCode,
                         () -> answer.complete(safePull(h, answer)));
-                    if (broker.pullHold().suspend(held)) {
+                    if (longPolling.hold().suspend(held)) {
                         return null;
                     }
                 }
             }
             if (result.status() == GetMessageStatus.FOUND) {
-                broker.counters().got(result.messageCount());
+                counters.got(result.messageCount());
             }
             RemotingCommand response = respond(result, offset, suggestedBrokerId(result));
             handedOver = response.bodySlices() != null;
@@ -150,7 +164,7 @@ public final class PullMessageProcessor implements RequestProcessor {
     private RemotingCommand checkGroup(String group) {
         Optional<SubscriptionGroupConfig> config;
         try {
-            config = broker.subscriptionGroups().findOrAutoCreate(group);
+            config = consumers.subscriptionGroups().findOrAutoCreate(group);
         } catch (IOException e) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "recording subscription group [" + group
                 + "] failed: " + e.getMessage());
@@ -191,7 +205,7 @@ public final class PullMessageProcessor implements RequestProcessor {
     /** RocketMQ's suggestWhichBrokerId: a slave in sync when this read is far behind the log end (disk), else 0. */
     private long suggestedBrokerId(GetMessageResult result) {
         if (result.suggestPullingFromSlave()) {
-            long slave = broker.slaveToSuggest().getAsLong();
+            long slave = slaveToSuggest.getAsLong();
             if (slave > 0) {
                 return slave;
             }

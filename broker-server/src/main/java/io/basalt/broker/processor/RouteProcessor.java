@@ -1,9 +1,12 @@
 package io.basalt.broker.processor;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -16,10 +19,18 @@ import io.basalt.remoting.protocol.ResponseCode;
  * complete deployment. Safe for concurrent calls.
  */
 public final class RouteProcessor implements RequestProcessor {
-    private final BrokerContext broker;
+    private final RouteBodies.BrokerIdentity identity;
+    private final Supplier<Map<Long, String>> brokerAddrs;
+    private final TopicConfigManager topics;
 
-    public RouteProcessor(BrokerContext broker) {
-        this.broker = broker;
+    /**
+     * @param brokerAddrs the broker group as clients should see it now: brokerId (0 = master) → address
+     */
+    public RouteProcessor(RouteBodies.BrokerIdentity identity, Supplier<Map<Long, String>> brokerAddrs,
+                          TopicConfigManager topics) {
+        this.identity = identity;
+        this.brokerAddrs = brokerAddrs;
+        this.topics = topics;
     }
 
     @Override
@@ -27,17 +38,17 @@ public final class RouteProcessor implements RequestProcessor {
         RemotingCommand response;
         if (request.code() == RequestCode.GET_BROKER_CLUSTER_INFO) {
             response = RemotingCommand.response(ResponseCode.SUCCESS, null);
-            response.setBody(RouteBodies.clusterInfo(broker.identity(), broker.brokerAddrs().get()));
+            response.setBody(RouteBodies.clusterInfo(identity, brokerAddrs.get()));
             return CompletableFuture.completedFuture(response);
         }
         String topic = new RequestFields(request).string("topic");
-        TopicConfig config = topic == null ? null : broker.topics().get(topic);
+        TopicConfig config = topic == null ? null : topics.get(topic);
         if (config == null) {
             response = RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST,
                 "No topic route info in name server for the topic: " + topic);
         } else {
             response = RemotingCommand.response(ResponseCode.SUCCESS, null);
-            response.setBody(RouteBodies.topicRouteData(broker.identity(), broker.brokerAddrs().get(), new RouteBodies.QueueRoute(
+            response.setBody(RouteBodies.topicRouteData(identity, brokerAddrs.get(), new RouteBodies.QueueRoute(
                 config.readQueueNums(), config.writeQueueNums(), config.perm(), config.topicSysFlag())));
         }
         return CompletableFuture.completedFuture(response);

@@ -10,9 +10,11 @@ import java.util.Optional;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
 
 import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicValidator;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -26,6 +28,7 @@ import io.basalt.store.MessageBatchDecoder;
 import io.basalt.store.MessageProperties;
 import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
+import io.basalt.store.MessageStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,12 +46,28 @@ public final class SendMessageProcessor implements RequestProcessor {
     static final String PROPERTY_CLUSTER = "CLUSTER";
     static final String REGION = "DefaultRegion";
 
-    private final BrokerContext broker;
+    private final StoreHost host;
+    private final BooleanSupplier writable;
+    private final int maxMessageSize;
+    private final MessageStore store;
+    private final TopicConfigManager topics;
+    private final BrokerCounters counters;
     private final UniqueIdGenerator ids;
 
-    public SendMessageProcessor(BrokerContext broker) {
-        this.broker = broker;
-        this.ids = new UniqueIdGenerator(broker.storeHost());
+    /**
+     * @param writable       whether producers' writes are accepted now: a running, unfenced master (a slave or
+     *                       a deposed master refuses)
+     * @param maxMessageSize largest body accepted, bytes
+     */
+    public SendMessageProcessor(StoreHost host, BooleanSupplier writable, int maxMessageSize, MessageStore store,
+                                TopicConfigManager topics, BrokerCounters counters) {
+        this.host = host;
+        this.writable = writable;
+        this.maxMessageSize = maxMessageSize;
+        this.store = store;
+        this.topics = topics;
+        this.counters = counters;
+        this.ids = new UniqueIdGenerator(host.address());
     }
 
     @Override
@@ -62,8 +81,8 @@ public final class SendMessageProcessor implements RequestProcessor {
         }
         boolean batch = request.code() == RequestCode.SEND_BATCH_MESSAGE;
         String topic = header.getTopic();
-        if (!broker.writable()) {
-            return done(ResponseCode.SERVICE_NOT_AVAILABLE, "the broker[" + broker.identity().brokerName()
+        if (!writable.getAsBoolean()) {
+            return done(ResponseCode.SERVICE_NOT_AVAILABLE, "the broker[" + host.brokerName()
                 + "] is not writable (a slave, or a master fenced by a newer one), sending message is forbidden");
         }
         String invalid = TopicValidator.invalidReason(topic);
@@ -102,9 +121,9 @@ public final class SendMessageProcessor implements RequestProcessor {
         }
         byte[] body = request.body();
         int bodyLength = body == null ? 0 : body.length;
-        if (bodyLength > broker.maxMessageSize()) {
+        if (bodyLength > maxMessageSize) {
             return done(ResponseCode.MESSAGE_ILLEGAL, "the message body size " + bodyLength
-                + " bytes exceeds maxMessageSize " + broker.maxMessageSize() + " bytes");
+                + " bytes exceeds maxMessageSize " + maxMessageSize + " bytes");
         }
         if (!batch && bodyLength == 0) {
             return done(ResponseCode.MESSAGE_ILLEGAL, "the message body is empty");
@@ -117,7 +136,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         InetSocketAddress bornHost = (InetSocketAddress) context.remoteAddress();
         int finalQueueId = queueId;
         java.util.function.Consumer<BrokerMessage.Builder> common = b -> b.topic(topic).queueId(finalQueueId)
-            .bornTimestamp(header.getBornTimestamp()).bornHost(bornHost).storeHost(broker.storeHost())
+            .bornTimestamp(header.getBornTimestamp()).bornHost(bornHost).storeHost(host.address())
             .sysFlag(header.getSysFlag()).reconsumeTimes(header.getReconsumeTimes() == null ? 0 : header.getReconsumeTimes());
         if (batch) {
             return sendBatch(header, body, properties, common, startNanos);
@@ -130,7 +149,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         BrokerMessage.Builder builder = BrokerMessage.builder().flag(header.getFlag()).body(body).propertiesString(stored);
         common.accept(builder);
         BrokerMessage message = builder.build();
-        return broker.store().asyncPutMessage(message)
+        return store.asyncPutMessage(message)
             .thenApply(result -> response(result, List.of(message), startNanos));
     }
 
@@ -154,20 +173,20 @@ public final class SendMessageProcessor implements RequestProcessor {
                     + " bytes");
             }
         }
-        return broker.store().asyncPutMessages(messages).thenApply(result -> response(result, messages, startNanos));
+        return store.asyncPutMessages(messages).thenApply(result -> response(result, messages, startNanos));
     }
 
     private TopicConfig topicFor(SendMessageRequestHeader header, SocketAddress remote) throws IOException {
         String topic = header.getTopic();
-        TopicConfig config = broker.topics().get(topic);
+        TopicConfig config = topics.get(topic);
         if (config != null) {
             return config;
         }
         if (topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)) {
-            return broker.topics().createIfAbsent(topic, 1, Perm.READ | Perm.WRITE);
+            return topics.createIfAbsent(topic, 1, Perm.READ | Perm.WRITE);
         }
         int clientQueueNums = header.getDefaultTopicQueueNums() == null ? 4 : header.getDefaultTopicQueueNums();
-        Optional<TopicConfig> created = broker.topics().createTopicInSendMessageMethod(topic, header.getDefaultTopic(),
+        Optional<TopicConfig> created = topics.createTopicInSendMessageMethod(topic, header.getDefaultTopic(),
             String.valueOf(remote), clientQueueNums, 0);
         return created.orElse(null);
     }
@@ -181,7 +200,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         if (ensureUniqKey && MessageProperties.parse(properties).get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX) == null) {
             append(sb, MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX, ids.next());
         }
-        append(sb, PROPERTY_CLUSTER, broker.identity().clusterName());
+        append(sb, PROPERTY_CLUSTER, host.clusterName());
         return sb.toString();
     }
 
@@ -207,7 +226,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         for (BrokerMessage m : messages) {
             bodyBytes += m.body().length;
         }
-        broker.counters().putResult(messages.get(0).topic(), status, messages.size(), bodyBytes,
+        counters.putResult(messages.get(0).topic(), status, messages.size(), bodyBytes,
             System.nanoTime() - startNanos);
         int code = responseCode(status);
         if (!status.isStored()) {
@@ -247,7 +266,7 @@ public final class SendMessageProcessor implements RequestProcessor {
     private String refusalRemark(PutMessageStatus status) {
         return switch (status) {
             case SERVICE_NOT_AVAILABLE -> {
-                String disk = broker.store().diskFullReason();
+                String disk = store.diskFullReason();
                 yield "service not available now, message not stored"
                     + (disk == null || disk.isEmpty() ? " (store not running or not writable)" : ": " + disk);
             }

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
-import io.basalt.broker.offset.ConsumerOffsetManager;
-import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
@@ -40,12 +38,8 @@ class ClientManageProcessorTest {
         topics = TopicConfigManager.open(dir, true, 4);
         groups = SubscriptionGroupManager.open(dir, autoCreateSubscriptionGroup);
         clients = new ClientManager(120_000, System::currentTimeMillis);
-        // a heartbeat touches no store
-        BrokerContext broker = new BrokerContext(new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0,
-            "127.0.0.1:10911"), new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, true, null, topics,
-            ConsumerOffsetManager.open(dir), groups, clients, new QueueLockManager(60_000, System::currentTimeMillis), null,
-            new BrokerCounters());
-        processor = new ClientManageProcessor(broker);
+        processor = new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis), groups,
+            topics);
     }
 
     private RemotingCommand heartbeat(String group) throws Exception {

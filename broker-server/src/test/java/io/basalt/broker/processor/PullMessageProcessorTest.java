@@ -17,10 +17,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.client.ClientManager;
-import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
-import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.Perm;
@@ -80,14 +78,13 @@ class PullMessageProcessorTest {
         groups = subscriptionGroups;
         topics = TopicConfigManager.open(dir.resolve("config"), true, 4);
         offsets = ConsumerOffsetManager.open(dir.resolve("config"));
-        BrokerContext broker = new BrokerContext(new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0, "127.0.0.1:10911"),
-            new InetSocketAddress("127.0.0.1", 10911), 64 * 1024, () -> true, store, topics, offsets,
-            subscriptionGroups, new ClientManager(120_000, System::currentTimeMillis),
-            new QueueLockManager(60_000, System::currentTimeMillis), hold, new BrokerCounters(),
-            () -> Map.of(0L, "127.0.0.1:10911", 1L, "127.0.0.1:10921"), () -> slaveInSync);
-        send = new SendMessageProcessor(broker);
-        sendBack = new ConsumerSendMsgBackProcessor(broker);
-        pull = new PullMessageProcessor(broker, 20_000);
+        StoreHost host = new StoreHost("DefaultCluster", "broker-a", new InetSocketAddress("127.0.0.1", 10911));
+        BrokerCounters counters = new BrokerCounters();
+        send = new SendMessageProcessor(host, () -> true, 64 * 1024, store, topics, counters);
+        sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address());
+        pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups,
+            new ClientManager(120_000, System::currentTimeMillis), offsets), new LongPolling(hold, 20_000),
+            () -> slaveInSync, counters);
     }
 
     @AfterEach
