@@ -296,7 +296,8 @@ public final class BrokerController {
         register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
                 new LongPolling(pullHold, MAX_SUSPEND_MS), replication::slaveToSuggest, counters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
-        register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address()),
+        register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
+            replication::acceptsWrites),
             RequestCode.CONSUMER_SEND_MSG_BACK);
         register(clientManage, new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis),
                 subscriptionGroups, topics),

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -36,18 +37,31 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
     private final TopicConfigManager topics;
     private final SubscriptionGroupManager subscriptionGroups;
     private final InetSocketAddress storeHost;
+    private final BooleanSupplier writable;
 
-    /** @param storeHost this broker's address as the store host of the message sent back */
+    /**
+     * @param storeHost this broker's address as the store host of the message sent back
+     * @param writable  whether writes are accepted now: a running, unfenced master. A slave or a deposed
+     *                  master refuses, so a client with a stale route resends through the master instead
+     *                  of writing into a replica's log
+     */
     public ConsumerSendMsgBackProcessor(MessageStore store, TopicConfigManager topics,
-                                        SubscriptionGroupManager subscriptionGroups, InetSocketAddress storeHost) {
+                                        SubscriptionGroupManager subscriptionGroups, InetSocketAddress storeHost,
+                                        BooleanSupplier writable) {
         this.store = store;
         this.topics = topics;
         this.subscriptionGroups = subscriptionGroups;
         this.storeHost = storeHost;
+        this.writable = writable;
     }
 
     @Override
     public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) throws IOException {
+        if (!writable.getAsBoolean()) {
+            return done(ResponseCode.SERVICE_NOT_AVAILABLE, "the broker[" + storeHost.getHostString() + ":"
+                + storeHost.getPort() + "] is not writable (a slave, or a master fenced by a newer one), "
+                + "sending a message back is forbidden");
+        }
         RequestFields f = new RequestFields(request);
         long offset;
         String group;

@@ -30,6 +30,8 @@ import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
+import io.basalt.store.PutMessageStatus;
+import io.basalt.store.PutMessageTransform;
 import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.ReadLimits;
 import io.basalt.store.StoreConfig;
@@ -81,7 +83,7 @@ class PullMessageProcessorTest {
         StoreHost host = new StoreHost("DefaultCluster", "broker-a", new InetSocketAddress("127.0.0.1", 10911));
         BrokerCounters counters = new BrokerCounters();
         send = new SendMessageProcessor(host, () -> true, 64 * 1024, store, topics, counters);
-        sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address());
+        sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address(), () -> true);
         pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups,
             new ClientManager(120_000, System::currentTimeMillis), offsets), new LongPolling(hold, 20_000),
             () -> slaveInSync, counters);
@@ -232,6 +234,38 @@ class PullMessageProcessorTest {
         long next = store.getMaxPhyOffset();
         assertEquals(ResponseCode.SUCCESS, sendBack(offset).code());
         assertEquals("%DLQ%cg", store.lookMessageByOffset(next).topic(), "retried retryMaxTimes (2) times: dead letter");
+    }
+
+    @Test
+    void aSendRefusedByAStepOfThePutPathIsAnsweredWithItsReason() throws Exception {
+        store.addPutTransform(m -> "TagA".equals(m.tags())
+            ? PutMessageTransform.Decision.refuse(PutMessageStatus.MESSAGE_ILLEGAL, "delay level 99 is out of range")
+            : PutMessageTransform.Decision.append(m));
+
+        RemotingCommand refused = send.processRequest(context, sendRequest("TagA", "x")).get();
+        RemotingCommand passed = send.processRequest(context, sendRequest("TagB", "y")).get();
+
+        assertEquals(ResponseCode.MESSAGE_ILLEGAL, refused.code());
+        assertEquals("delay level 99 is out of range", refused.remark());
+        assertEquals(ResponseCode.SUCCESS, passed.code());
+        assertEquals("0", passed.extFields().get("queueOffset"), "the refused send took no queue offset");
+    }
+
+    @Test
+    void aBrokerThatAcceptsNoWritesRefusesASendBackAndWritesNothing() throws Exception {
+        assertEquals(ResponseCode.SUCCESS, send.processRequest(context, sendRequest("TagA", "failing")).get().code());
+        ConsumerSendMsgBackProcessor onASlave = new ConsumerSendMsgBackProcessor(store, topics, groups,
+            new InetSocketAddress("127.0.0.1", 10911), () -> false);
+        long end = store.getMaxPhyOffset();
+        RemotingCommand r = RemotingCommand.request(RequestCode.CONSUMER_SEND_MSG_BACK);
+        r.putExtField("offset", "0");
+        r.putExtField("group", "cg");
+        r.putExtField("delayLevel", "0");
+
+        RemotingCommand refused = onASlave.processRequest(context, r).get();
+
+        assertEquals(ResponseCode.SERVICE_NOT_AVAILABLE, refused.code(), "the client resends through the master");
+        assertEquals(end, store.getMaxPhyOffset(), "nothing is written into a replica's log");
     }
 
     @Test
