@@ -1,5 +1,6 @@
 package io.basalt.remoting.json;
 
+import com.fasterxml.jackson.core.io.NumberOutput;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,13 @@ import java.util.Map;
  * other C0 controls, U+007F–U+009F and U+2028/U+2029 a {@code \\uXXXX} with upper-case hex; everything
  * else, {@code /}, non-ASCII and surrogates included, is written as it is. A lone surrogate therefore
  * reaches the UTF-8 bytes as {@code '?'}, as it does from fastjson through {@code String.getBytes(UTF_8)}.
+ *
+ * <p>Numbers: integers in plain decimal; a double or float as the shortest decimal that reads back to
+ * it, in {@code Double.toString}'s layout ({@code 0.001}, {@code 1.0E7}), as fastjson's Ryu writer gives
+ * it. JDK 17's own {@code Double.toString} is not always the shortest ({@code 2.0E23} comes out as
+ * {@code 1.9999999999999998E23}; JDK-4511638, fixed in 19), so the digits come from jackson-core's
+ * Schubfach writer, which agrees with fastjson's. A non-finite double or float is {@code null}; a
+ * {@link BigInteger} or {@link BigDecimal} is its {@code toString()}.
  *
  * <p>Stateless; any thread.
  */
@@ -118,9 +126,9 @@ public final class FastjsonWriter {
             writeLong(out, number.longValue());
         } else if (number instanceof Double d) {
             // fastjson writes a non-finite double as null
-            out.append(Double.isFinite(d) ? Double.toString(d) : "null");
+            out.append(Double.isFinite(d) ? NumberOutput.toString(d.doubleValue(), true) : "null");
         } else if (number instanceof Float f) {
-            out.append(Float.isFinite(f) ? Float.toString(f) : "null");
+            out.append(Float.isFinite(f) ? NumberOutput.toString(f.floatValue(), true) : "null");
         } else if (number instanceof BigInteger || number instanceof BigDecimal) {
             out.append(number);
         } else {

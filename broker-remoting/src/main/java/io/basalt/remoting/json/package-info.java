@@ -11,6 +11,7 @@
  * <p>Why here: the dialect is part of the RocketMQ wire protocol, which is this module's job, and
  * broker-remoting is the lowest module that needs it; broker-server (the bodies) already depends on it.
  * broker-common stays free of protocol code, and broker-store, which depends on broker-common only,
- * does not get a JSON codec it has no use for. Pure Java, no dependency.
+ * does not get a JSON codec it has no use for. Pure Java; jackson-core only formats doubles (see
+ * {@link io.basalt.remoting.json.FastjsonWriter}).
  */
 package io.basalt.remoting.json;

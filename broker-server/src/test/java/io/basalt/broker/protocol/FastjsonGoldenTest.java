@@ -1,9 +1,11 @@
 package io.basalt.broker.protocol;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -61,6 +63,29 @@ class FastjsonGoldenTest {
         var consumers = RemotingSerializable.decode(RouteBodies.consumerIdList(List.of("c1", "c2")),
             org.apache.rocketmq.remoting.protocol.header.GetConsumerListByGroupResponseBody.class);
         assertEquals(List.of("c1", "c2"), consumers.getConsumerIdList());
+    }
+
+    @Test
+    void routeDataIsTheStandardJsonANameServerWrites() {
+        var broker = new RouteBodies.BrokerIdentity("DefaultCluster", "broker-a", 0L, "127.0.0.1:10911");
+        var brokerData = new org.apache.rocketmq.remoting.protocol.route.BrokerData("DefaultCluster", "broker-a",
+            new HashMap<>(Map.of(0L, "127.0.0.1:10911", 1L, "127.0.0.1:10921")));
+        var queueData = new org.apache.rocketmq.remoting.protocol.route.QueueData();
+        queueData.setBrokerName("broker-a");
+        queueData.setReadQueueNums(4);
+        queueData.setWriteQueueNums(8);
+        queueData.setPerm(6);
+        var official = new org.apache.rocketmq.remoting.protocol.route.TopicRouteData();
+        official.setBrokerDatas(new ArrayList<>(List.of(brokerData)));
+        official.setQueueDatas(new ArrayList<>(List.of(queueData)));
+        official.setFilterServerTable(new HashMap<>());
+        // what a 5.x NameServer sends a client of version >= V4_9_4 (ClientRequestProcessor)
+        byte[] standard = official.encode(com.alibaba.fastjson.serializer.SerializerFeature.BrowserCompatible,
+            com.alibaba.fastjson.serializer.SerializerFeature.QuoteFieldNames,
+            com.alibaba.fastjson.serializer.SerializerFeature.SkipTransientField,
+            com.alibaba.fastjson.serializer.SerializerFeature.MapSortField);
+        assertEquals(new String(standard, StandardCharsets.UTF_8), new String(RouteBodies.topicRouteData(broker,
+            Map.of(1L, "127.0.0.1:10921", 0L, "127.0.0.1:10911"), new RouteBodies.QueueRoute(4, 8, 6, 0)), StandardCharsets.UTF_8));
     }
 
     @Test
@@ -225,6 +250,60 @@ class FastjsonGoldenTest {
         assertEquals(new String(official.encode()), new String(ours));
         assertEquals(tricky, RemotingSerializable.decode(ours, org.apache.rocketmq.remoting.protocol.body.KVTable.class).getTable().get("k"));
         assertEquals(tricky, KVTable.decode(official.encode()).table().get("k"));
+    }
+
+    /** Every BMP char once (C0 controls, U+007F-U+009F, U+2028/U+2029, lone surrogates), then non-BMP ones. */
+    private static String everyCharacter() {
+        StringBuilder text = new StringBuilder();
+        for (int c = 0; c <= 0xFFFF; c++) {
+            text.append((char) c);
+        }
+        for (int codePoint = 0x10000; codePoint <= Character.MAX_CODE_POINT; codePoint += 251) {
+            text.appendCodePoint(codePoint);
+        }
+        return text.toString();
+    }
+
+    @Test
+    void everyCharacterInABodyIsWrittenAndReadAsFastjsonDoes() {
+        String every = everyCharacter();
+        for (String text : List.of(every, "", "\u007f\u0080\u009f", "\u2028\u2029", "\ud800", "é中\ud83d\ude00", "\"\\/")) {
+            // one entry a table: HashMap order is not what is checked here
+            for (Map<String, String> table : List.of(Map.of("k", text), Map.of(text + "#", "v"))) {
+                var official = new org.apache.rocketmq.remoting.protocol.body.KVTable();
+                official.setTable(new HashMap<>(table));
+                byte[] theirs = official.encode();
+                byte[] ours = new KVTable(table).encode();
+                assertArrayEquals(theirs, ours);
+                // a lone surrogate reaches the bytes as '?' on both sides; each reads the other's bytes alike
+                var officialRead = RemotingSerializable.decode(theirs, org.apache.rocketmq.remoting.protocol.body.KVTable.class).getTable();
+                assertEquals(officialRead, KVTable.decode(theirs).table());
+                assertEquals(officialRead, RemotingSerializable.decode(ours, org.apache.rocketmq.remoting.protocol.body.KVTable.class).getTable());
+            }
+        }
+    }
+
+    @Test
+    void awkwardQueueKeysAndDoublesInStatsAreWrittenAsFastjsonDoes() {
+        String topic = "T\u0001\u001f\u007f\u2028\"\\/é中\ud83d\ude00";
+        MessageQueue queue = new MessageQueue(topic, "broker-\u0085", 0);
+        // 2.0E23: JDK 17's Double.toString gives 1.9999999999999998E23, fastjson the shortest form
+        for (double tps : new double[] {0, 12.5, 0.1 + 0.2, 2e23, 1e-7, -1.5, Double.MAX_VALUE}) {
+            var official = new org.apache.rocketmq.remoting.protocol.admin.ConsumeStats();
+            var wrapper = new org.apache.rocketmq.remoting.protocol.admin.OffsetWrapper();
+            wrapper.setBrokerOffset(Long.MAX_VALUE);
+            wrapper.setConsumerOffset(-1);
+            wrapper.setPullOffset(0);
+            wrapper.setLastTimestamp(1_700_000_000_000L);
+            official.getOffsetTable().put(official(queue), wrapper);
+            official.setConsumeTps(tps);
+            ConsumeStats ours = new ConsumeStats(Map.of(queue, new OffsetWrapper(Long.MAX_VALUE, -1, 0, 1_700_000_000_000L)), tps);
+            assertEquals(new String(official.encode(), StandardCharsets.UTF_8), new String(ours.encode(), StandardCharsets.UTF_8));
+            assertArrayEquals(official.encode(), ours.encode());
+            ConsumeStats back = ConsumeStats.decode(official.encode());
+            assertEquals(ours.offsetTable(), back.offsetTable());
+            assertEquals(tps, back.consumeTps());
+        }
     }
 
     @Test
