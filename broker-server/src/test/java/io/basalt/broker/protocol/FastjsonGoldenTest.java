@@ -123,6 +123,63 @@ class FastjsonGoldenTest {
     }
 
     @Test
+    void heartbeatWithAwkwardNamesIsReadAsWritten() throws Exception {
+        String awkward = "g\u0001\u001f\u007f\u2028\"\\/é中\ud83d\ude00";
+        var subscription = new org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData(awkward, "a || b");
+        var consumer = new org.apache.rocketmq.remoting.protocol.heartbeat.ConsumerData();
+        consumer.setGroupName(awkward);
+        consumer.getSubscriptionDataSet().add(subscription);
+        var heartbeat = new org.apache.rocketmq.remoting.protocol.heartbeat.HeartbeatData();
+        heartbeat.setClientID(awkward + "@1");
+        heartbeat.getConsumerDataSet().add(consumer);
+        HeartbeatData decoded = HeartbeatData.decode(heartbeat.encode());
+        assertEquals(awkward + "@1", decoded.clientId());
+        assertEquals(awkward, decoded.consumers().get(0).groupName());
+        assertEquals(awkward, decoded.consumers().get(0).subscriptions().get(0).topic());
+        assertEquals(List.of(), decoded.producerGroups());
+    }
+
+    @Test
+    void lockBatchBodiesRoundTripWithTheOfficialClasses() {
+        var request = new org.apache.rocketmq.remoting.protocol.body.LockBatchRequestBody();
+        request.setConsumerGroup("cg");
+        request.setClientId("127.0.0.1@1");
+        request.getMqSet().add(official(Q0));
+        request.getMqSet().add(official(Q1));
+        LockBatchBody decoded = LockBatchBody.decode(request.encode());
+        assertEquals("cg", decoded.consumerGroup());
+        assertEquals("127.0.0.1@1", decoded.clientId());
+        assertEquals(Set.of(Q0, Q1), decoded.mqSet());
+
+        var unlock = new org.apache.rocketmq.remoting.protocol.body.UnlockBatchRequestBody();
+        unlock.setConsumerGroup("cg");
+        unlock.setClientId("c");
+        unlock.getMqSet().add(official(Q1));
+        assertEquals(Set.of(Q1), LockBatchBody.decode(unlock.encode()).mqSet());
+
+        var response = RemotingSerializable.decode(LockBatchBody.lockedBody(List.of(Q0, Q1)),
+            org.apache.rocketmq.remoting.protocol.body.LockBatchResponseBody.class);
+        assertEquals(Set.of(official(Q0), official(Q1)), response.getLockOKMQSet());
+        var officialResponse = new org.apache.rocketmq.remoting.protocol.body.LockBatchResponseBody();
+        officialResponse.getLockOKMQSet().add(official(Q0));
+        assertEquals(new String(officialResponse.encode(), StandardCharsets.UTF_8),
+            new String(LockBatchBody.lockedBody(List.of(Q0)), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void checkClientRequestBodyGivesTheExpressionType() throws Exception {
+        var body = new org.apache.rocketmq.remoting.protocol.body.CheckClientRequestBody();
+        body.setClientId("c");
+        body.setGroup("g");
+        var subscription = new org.apache.rocketmq.remoting.protocol.heartbeat.SubscriptionData("TopicA", "a > 1");
+        subscription.setExpressionType("SQL92");
+        body.setSubscriptionData(subscription);
+        assertEquals("SQL92", CheckClientRequestBody.decode(body.encode()).expressionType());
+        body.setSubscriptionData(null);
+        assertEquals(null, CheckClientRequestBody.decode(body.encode()).expressionType());
+    }
+
+    @Test
     void topicConfigTableRoundTripsWithTheOfficialWrapper() {
         TopicConfig plain = TopicConfig.of("TopicA", 4, 6);
         TopicConfig ordered = new TopicConfig("TopicB", 2, 3, 4, "MULTI_TAG", 1, true, Map.of("+message.type", "FIFO"));
