@@ -7,20 +7,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
 import org.apache.rocketmq.client.consumer.store.OffsetStore;
 import org.apache.rocketmq.client.consumer.store.ReadOffsetType;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.client.producer.MessageQueueSelector;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
@@ -33,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * DefaultMQPushConsumer and DefaultLitePullConsumer 5.2.0 against Basalt: clustering with two members,
- * message fidelity, tag filtering, and committed offsets across a broker restart.
+ * message fidelity, tag filtering, orderly consumption under queue locks, and committed offsets across a
+ * broker restart.
  */
 class ConsumerTest {
     @TempDir
@@ -116,6 +123,44 @@ class ConsumerTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> received.size() == 101);
         received.values().forEach(ConsumerTest::assertFidelity);
         assertTrue(first.size() > 0 && second.size() > 0, "both members consumed: " + first.size() + "/" + second.size());
+    }
+
+    @Test
+    void anOrderlyPushConsumerLocksItsQueuesAndReceivesEachInOrder() throws Exception {
+        String topic = "PushOrderly";
+        send(topic, "TagA", 0, 1);   // auto-creates the topic
+        List<String> received = Collections.synchronizedList(new ArrayList<>());
+        DefaultMQPushConsumer c = new DefaultMQPushConsumer("cg-orderly");
+        c.setNamesrvAddr(broker.address());
+        c.setInstanceName(Clients.instanceName());
+        c.setPollNameServerInterval(1000);
+        c.setHeartbeatBrokerInterval(1000);
+        c.setConsumeFromWhere(ConsumeFromWhere.CONSUME_FROM_FIRST_OFFSET);
+        c.subscribe(topic, "*");
+        c.registerMessageListener((MessageListenerOrderly) (msgs, ctx) -> {
+            msgs.forEach(m -> received.add(m.getQueueId() + ":" + m.getKeys()));
+            return ConsumeOrderlyStatus.SUCCESS;
+        });
+        c.start();
+        cleanups.add(c::shutdown);
+        // LOCK_BATCH_MQ: the client consumes a queue orderly only once the broker's answer says it holds it
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            var queues = c.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable().entrySet().stream()
+                .filter(e -> e.getKey().getTopic().equals(topic)).toList();
+            return queues.size() == 4 && queues.stream().allMatch(e -> e.getValue().isLocked());
+        });
+        MessageQueueSelector toQueueOne = (queues, message, arg) -> queues.stream()
+            .filter(q -> q.getQueueId() == 1).findFirst().orElseThrow();
+        for (int i = 1; i <= 30; i++) {
+            Message m = new Message(topic, "TagA", "ordered-" + i, ("body-" + i).getBytes(StandardCharsets.UTF_8));
+            assertEquals(SendStatus.SEND_OK, producer.send(m, toQueueOne, null).getSendStatus());
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> received.stream().filter(r -> r.startsWith("1:ordered-")).count() >= 30);
+        List<String> queueOne;
+        synchronized (received) {
+            queueOne = received.stream().filter(r -> r.startsWith("1:ordered-")).toList();
+        }
+        assertEquals(IntStream.rangeClosed(1, 30).mapToObj(i -> "1:ordered-" + i).toList(), queueOne);
     }
 
     @Test

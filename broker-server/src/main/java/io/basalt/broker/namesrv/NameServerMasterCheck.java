@@ -1,7 +1,7 @@
 package io.basalt.broker.namesrv;
 
 import io.basalt.broker.protocol.Json;
-import io.basalt.broker.protocol.JsonException;
+import io.basalt.remoting.json.JsonException;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.remoting.netty.RemotingException;
 import io.basalt.remoting.protocol.RemotingCommand;

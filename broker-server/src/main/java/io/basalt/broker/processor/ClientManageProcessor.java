@@ -9,22 +9,21 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.basalt.broker.JsonConfigFile;
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.ConsumerGroupInfo;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.client.QueueLockManager.MessageQueue;
 import io.basalt.broker.client.SubscriptionData;
+import io.basalt.broker.protocol.CheckClientRequestBody;
 import io.basalt.broker.protocol.HeartbeatData;
+import io.basalt.broker.protocol.LockBatchBody;
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicValidator;
+import io.basalt.remoting.json.JsonException;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -137,47 +136,40 @@ public final class ClientManageProcessor implements RequestProcessor {
 
     private RemotingCommand checkClientConfig(RemotingCommand request) {
         try {
-            JsonNode body = request.body() == null ? null : JsonConfigFile.MAPPER.readTree(request.body());
-            String type = body == null ? null : body.path("subscriptionData").path("expressionType").asText(null);
+            String type = request.body() == null ? null : CheckClientRequestBody.decode(request.body()).expressionType();
             if (type != null && !"TAG".equals(type)) {
                 return RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
                     "The broker does not support consumer to filter message by " + type);
             }
-        } catch (IOException e) {
+        } catch (JsonException e) {
             return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad client config body: " + e.getMessage());
         }
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }
 
     /** LockBatchRequestBody / UnlockBatchRequestBody: {consumerGroup, clientId, mqSet:[{topic, brokerName, queueId}]}. */
-    private RemotingCommand lock(RemotingCommand request, boolean lock) throws IOException {
-        JsonNode body;
-        try {
-            body = JsonConfigFile.MAPPER.readTree(request.body() == null ? new byte[0] : request.body());
-        } catch (IOException e) {
-            return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad lock body: " + e.getMessage());
-        }
-        if (body == null || !body.isObject()) {
+    private RemotingCommand lock(RemotingCommand request, boolean lock) {
+        if (request.body() == null || request.body().length == 0) {
             return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "lock request without a body");
         }
-        String group = body.path("consumerGroup").asText();
-        String clientId = body.path("clientId").asText();
-        Set<MessageQueue> queues = new LinkedHashSet<>();
-        for (JsonNode mq : body.path("mqSet")) {
-            queues.add(new MessageQueue(mq.path("topic").asText(), mq.path("brokerName").asText(), mq.path("queueId").asInt()));
+        LockBatchBody body;
+        try {
+            body = LockBatchBody.decode(request.body());
+        } catch (JsonException e) {
+            return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad lock body: " + e.getMessage());
         }
+        String group = body.consumerGroup();
+        String clientId = body.clientId();
+        Set<MessageQueue> queues = new LinkedHashSet<>();
+        body.mqSet().forEach(q -> queues.add(new MessageQueue(q.topic(), q.brokerName(), q.queueId())));
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
         if (!lock) {
             locks.unlock(group, clientId, queues);
             return response;
         }
         Set<MessageQueue> locked = locks.tryLock(group, clientId, queues);
-        ObjectNode out = JsonNodeFactory.instance.objectNode();
-        ArrayNode set = out.putArray("lockOKMQSet");
-        for (MessageQueue mq : locked) {
-            set.addObject().put("brokerName", mq.brokerName()).put("queueId", mq.queueId()).put("topic", mq.topic());
-        }
-        response.setBody(JsonConfigFile.MAPPER.writeValueAsBytes(out));
+        response.setBody(LockBatchBody.lockedBody(locked.stream()
+            .map(q -> new io.basalt.broker.protocol.MessageQueue(q.topic(), q.brokerName(), q.queueId())).toList()));
         if (locked.size() < queues.size()) {
             log.debug("group {} client {} locked {} of {} queues", group, clientId, locked.size(), queues.size());
         }

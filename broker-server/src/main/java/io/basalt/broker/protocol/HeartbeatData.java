@@ -1,15 +1,13 @@
 package io.basalt.broker.protocol;
 
+import io.basalt.remoting.json.JsonException;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.basalt.broker.JsonConfigFile;
 
 /**
  * The HEART_BEAT body as the 5.2.0 client writes it (fastjson): the client id, its producer groups and,
- * per consumer group, the consume type, model, start point and TAG/SQL92 subscriptions.
+ * per consumer group, the consume type, model, start point and TAG/SQL92 subscriptions. Read through
+ * {@link Json}, as every body.
  */
 public record HeartbeatData(String clientId, List<String> producerGroups, List<ConsumerData> consumers) {
 
@@ -26,24 +24,25 @@ public record HeartbeatData(String clientId, List<String> producerGroups, List<C
         if (body == null || body.length == 0) {
             throw new IOException("heartbeat without a body");
         }
-        JsonNode root = JsonConfigFile.MAPPER.readTree(body);
-        if (root == null || !root.isObject()) {
-            throw new IOException("heartbeat body is not a JSON object");
+        try {
+            JsonObject root = JsonObject.parse(body, "HeartbeatData");
+            List<String> producers = root.list("producerDataSet",
+                p -> JsonObject.of(p, "ProducerData").string("groupName", ""));
+            List<ConsumerData> consumers = root.list("consumerDataSet", HeartbeatData::consumerData);
+            return new HeartbeatData(root.string("clientID", ""), producers, consumers);
+        } catch (JsonException e) {
+            throw new IOException(e.getMessage(), e);
         }
-        List<String> producers = new ArrayList<>();
-        for (JsonNode p : root.path("producerDataSet")) {
-            producers.add(p.path("groupName").asText());
-        }
-        List<ConsumerData> consumers = new ArrayList<>();
-        for (JsonNode c : root.path("consumerDataSet")) {
-            List<Subscription> subs = new ArrayList<>();
-            for (JsonNode s : c.path("subscriptionDataSet")) {
-                subs.add(new Subscription(s.path("topic").asText(), s.path("subString").asText("*"),
-                    s.path("expressionType").asText("TAG"), s.path("subVersion").asLong(0)));
-            }
-            consumers.add(new ConsumerData(c.path("groupName").asText(), c.path("consumeType").asText(null),
-                c.path("messageModel").asText(null), c.path("consumeFromWhere").asText(null), subs));
-        }
-        return new HeartbeatData(root.path("clientID").asText(), producers, consumers);
+    }
+
+    private static ConsumerData consumerData(Object tree) {
+        JsonObject c = JsonObject.of(tree, "ConsumerData");
+        List<Subscription> subs = c.list("subscriptionDataSet", s -> {
+            JsonObject sub = JsonObject.of(s, "SubscriptionData");
+            return new Subscription(sub.string("topic", ""), sub.string("subString", "*"),
+                sub.string("expressionType", "TAG"), sub.longValue("subVersion", 0));
+        });
+        return new ConsumerData(c.string("groupName", ""), c.string("consumeType", null),
+            c.string("messageModel", null), c.string("consumeFromWhere", null), subs);
     }
 }

@@ -1,5 +1,6 @@
 package io.basalt.broker.protocol;
 
+import io.basalt.remoting.json.JsonException;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collection;

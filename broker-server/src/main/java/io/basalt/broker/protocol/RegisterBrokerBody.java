@@ -1,6 +1,7 @@
 package io.basalt.broker.protocol;
 
 import io.basalt.broker.topic.TopicConfig;
+import io.basalt.remoting.json.JsonException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,21 +1,16 @@
 package io.basalt.broker.protocol;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.basalt.broker.JsonConfigFile;
 
 /**
  * JSON bodies of the route family for a single-broker deployment (the broker answers as its own
  * NameServer): {@code TopicRouteData} (GET_ROUTEINFO_BY_TOPIC) and {@code ClusterInfo}
  * (GET_BROKER_CLUSTER_INFO), in the "standard JSON" form a 5.x NameServer sends (quoted numeric map
- * keys; the 5.2.0 client reads them as Long broker ids). Stateless.
+ * keys; the 5.2.0 client reads them as Long broker ids), written by {@link Json} like every other body.
+ * Stateless.
  */
 public final class RouteBodies {
     private RouteBodies() {
@@ -35,24 +30,25 @@ public final class RouteBodies {
 
     /** Route data listing the whole broker group: {@code brokerAddrs} maps brokerId (0 = master) to address. */
     public static byte[] topicRouteData(BrokerIdentity broker, Map<Long, String> brokerAddrs, QueueRoute queues) {
-        ObjectNode root = JsonNodeFactory.instance.objectNode();
-        ArrayNode brokerDatas = root.putArray("brokerDatas");
-        brokerDatas.add(brokerData(broker, brokerAddrs));
-        root.putObject("filterServerTable");
-        ArrayNode queueDatas = root.putArray("queueDatas");
-        ObjectNode q = queueDatas.addObject();
-        q.put("brokerName", broker.brokerName());
-        q.put("perm", queues.perm());
-        q.put("readQueueNums", queues.readQueueNums());
-        q.put("topicSysFlag", queues.topicSysFlag());
-        q.put("writeQueueNums", queues.writeQueueNums());
-        return bytes(root);
+        Map<String, Object> queueData = JsonObject.fields();
+        queueData.put("brokerName", broker.brokerName());
+        queueData.put("perm", queues.perm());
+        queueData.put("readQueueNums", queues.readQueueNums());
+        queueData.put("topicSysFlag", queues.topicSysFlag());
+        queueData.put("writeQueueNums", queues.writeQueueNums());
+        Map<String, Object> root = JsonObject.fields();
+        root.put("brokerDatas", List.of(brokerData(broker, brokerAddrs)));
+        root.put("filterServerTable", Map.of());
+        root.put("queueDatas", List.of(queueData));
+        return Json.encode(root);
     }
 
-    private static ObjectNode brokerData(BrokerIdentity broker, Map<Long, String> brokerAddrs) {
-        ObjectNode b = JsonNodeFactory.instance.objectNode();
-        ObjectNode addrs = b.putObject("brokerAddrs");
+    private static Map<String, Object> brokerData(BrokerIdentity broker, Map<Long, String> brokerAddrs) {
+        // quoted keys in brokerId order: the standard form (a NameServer sorts map keys in it)
+        Map<String, Object> addrs = JsonObject.ordered();
         new TreeMap<>(brokerAddrs).forEach((id, addr) -> addrs.put(Long.toString(id), addr));
+        Map<String, Object> b = JsonObject.fields();
+        b.put("brokerAddrs", addrs);
         b.put("brokerName", broker.brokerName());
         b.put("cluster", broker.clusterName());
         b.put("enableActingMaster", false);
@@ -65,25 +61,14 @@ public final class RouteBodies {
 
     /** Cluster info listing the whole broker group (see {@link #topicRouteData(BrokerIdentity, Map, QueueRoute)}). */
     public static byte[] clusterInfo(BrokerIdentity broker, Map<Long, String> brokerAddrs) {
-        ObjectNode root = JsonNodeFactory.instance.objectNode();
-        root.putObject("brokerAddrTable").set(broker.brokerName(), brokerData(broker, brokerAddrs));
-        root.putObject("clusterAddrTable").putArray(broker.clusterName()).add(broker.brokerName());
-        return bytes(root);
+        Map<String, Object> root = JsonObject.fields();
+        root.put("brokerAddrTable", Map.of(broker.brokerName(), brokerData(broker, brokerAddrs)));
+        root.put("clusterAddrTable", Map.of(broker.clusterName(), List.of(broker.brokerName())));
+        return Json.encode(root);
     }
 
     /** {@code {"consumerIdList":[...]}} of GET_CONSUMER_LIST_BY_GROUP. */
     public static byte[] consumerIdList(Collection<String> clientIds) {
-        ObjectNode root = JsonNodeFactory.instance.objectNode();
-        ArrayNode list = root.putArray("consumerIdList");
-        clientIds.forEach(list::add);
-        return bytes(root);
-    }
-
-    static byte[] bytes(ObjectNode node) {
-        try {
-            return JsonConfigFile.MAPPER.writeValueAsString(node).getBytes(StandardCharsets.UTF_8);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot serialise a JSON tree", e);
-        }
+        return Json.encode(Map.of("consumerIdList", clientIds));
     }
 }

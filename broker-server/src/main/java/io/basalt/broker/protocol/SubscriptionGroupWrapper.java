@@ -2,6 +2,7 @@ package io.basalt.broker.protocol;
 
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupConfig.SimpleSubscriptionData;
+import io.basalt.remoting.json.JsonException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.basalt.broker.JsonConfigFile;
 import io.basalt.broker.protocol.DataVersion;
-import io.basalt.broker.protocol.JsonException;
+import io.basalt.remoting.json.JsonException;
 import io.basalt.broker.protocol.SubscriptionGroupWrapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.protocol.Json;
+import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
@@ -17,12 +20,16 @@ import io.basalt.remoting.protocol.ResponseCode;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** HEART_BEAT records consumer groups as RocketMQ does, and sizes their retry topics by the group's config. */
+/**
+ * HEART_BEAT records consumer groups as RocketMQ does, and sizes their retry topics by the group's config;
+ * LOCK_BATCH_MQ / UNLOCK_BATCH_MQ and CHECK_CLIENT_CONFIG read and answer their bodies.
+ */
 class ClientManageProcessorTest {
     private static final RequestContext CONTEXT = new RequestContext(null, new InetSocketAddress("127.0.0.1", 40000),
         new InetSocketAddress("127.0.0.1", 10911), 0);
@@ -76,5 +83,41 @@ class ClientManageProcessorTest {
         assertTrue(groups.get("hb_cg").isEmpty());
         assertNull(topics.get("%RETRY%hb_cg"), "RocketMQ creates no retry topic for an unrecorded group");
         assertNotNull(clients.consumerGroup("hb_cg"));
+    }
+
+    private RemotingCommand request(int code, String body) throws Exception {
+        RemotingCommand request = RemotingCommand.request(code);
+        request.setBody(body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+        return processor.processRequest(CONTEXT, request).get();
+    }
+
+    @Test
+    void lockBatchLocksForOneClientAnswersWithItsQueuesAndUnlockFreesThem() throws Exception {
+        open(true);
+        String queues = "\"mqSet\":[{\"brokerName\":\"broker-a\",\"queueId\":1,\"topic\":\"T\"},"
+            + "{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"T\"}]";
+        RemotingCommand locked = request(RequestCode.LOCK_BATCH_MQ, "{\"clientId\":\"c1\",\"consumerGroup\":\"cg\"," + queues + "}");
+        assertEquals(ResponseCode.SUCCESS, locked.code());
+        assertEquals("{\"lockOKMQSet\":[{\"brokerName\":\"broker-a\",\"queueId\":1,\"topic\":\"T\"},"
+            + "{\"brokerName\":\"broker-a\",\"queueId\":0,\"topic\":\"T\"}]}", new String(locked.body(), StandardCharsets.UTF_8));
+        String byOther = "{\"clientId\":\"c2\",\"consumerGroup\":\"cg\"," + queues + "}";
+        assertEquals("{\"lockOKMQSet\":[]}", new String(request(RequestCode.LOCK_BATCH_MQ, byOther).body(), StandardCharsets.UTF_8));
+        assertEquals(ResponseCode.SUCCESS, request(RequestCode.UNLOCK_BATCH_MQ, "{\"clientId\":\"c1\",\"consumerGroup\":\"cg\"," + queues + "}").code());
+        // unlocked, so the other client gets both
+        Map<?, ?> lockedByOther = (Map<?, ?>) Json.parse(request(RequestCode.LOCK_BATCH_MQ, byOther).body());
+        assertEquals(2, ((List<?>) lockedByOther.get("lockOKMQSet")).size());
+        assertEquals(BrokerResponseCode.INVALID_PARAMETER, request(RequestCode.LOCK_BATCH_MQ, null).code());
+        assertEquals(BrokerResponseCode.INVALID_PARAMETER, request(RequestCode.LOCK_BATCH_MQ, "{\"mqSet\":").code());
+    }
+
+    @Test
+    void checkClientConfigRefusesNonTagFilters() throws Exception {
+        open(true);
+        assertEquals(ResponseCode.SUCCESS, request(RequestCode.CHECK_CLIENT_CONFIG,
+            "{\"clientId\":\"c\",\"group\":\"g\",\"subscriptionData\":{\"expressionType\":\"TAG\",\"topic\":\"T\"}}").code());
+        assertEquals(ResponseCode.SUCCESS, request(RequestCode.CHECK_CLIENT_CONFIG, null).code());
+        assertEquals(ResponseCode.SYSTEM_ERROR, request(RequestCode.CHECK_CLIENT_CONFIG,
+            "{'subscriptionData':{expressionType:'SQL92'}}").code());
+        assertEquals(BrokerResponseCode.INVALID_PARAMETER, request(RequestCode.CHECK_CLIENT_CONFIG, "{").code());
     }
 }

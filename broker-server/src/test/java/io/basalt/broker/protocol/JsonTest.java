@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.basalt.remoting.json.JsonException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.RequestFields;
 import io.basalt.broker.protocol.GroupForbidden;
 import io.basalt.broker.protocol.Json;
-import io.basalt.broker.protocol.JsonException;
+import io.basalt.remoting.json.JsonException;
 import io.basalt.broker.protocol.SubscriptionGroupWrapper;
 import io.basalt.broker.subscription.GroupValidator;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
