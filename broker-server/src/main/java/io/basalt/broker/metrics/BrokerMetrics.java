@@ -6,11 +6,13 @@ import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.basalt.broker.metrics.ConsumerLag.QueueLag;
 import io.basalt.ha.SlaveStatus;
+import io.basalt.store.MessageStore;
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.commitlog.PutMessageStatus;
 import io.basalt.store.flush.FlushObserver;
@@ -107,6 +109,21 @@ public final class BrokerMetrics implements TrafficObserver {
         gauge("basalt_commitlog_committed_offset_bytes", "CommitLog offset committed to the file (write buffer)",
             () -> log.committedOffset());
         gauge("basalt_disk_used_ratio", "Used fraction of the CommitLog's disk", this::diskUsedRatio);
+        MessageStore store = sources.store();
+        gauge("basalt_store_fail_stopped",
+            "1 once the store turned read-only after a write failure or a durability-critical service error",
+            () -> store.isFailStopped() ? 1 : 0);
+        CounterWithCallback.builder().name("basalt_service_errors")
+            .help("Unexpected errors of a service thread's rounds (a durability-critical one also fail-stops the store)")
+            .labelNames("service")
+            .callback(cb -> serviceErrors().forEach((service, n) -> cb.call(n, service))).register(registry);
+    }
+
+    /** Errors by service thread: the store's, then the broker's (long polling, HA). */
+    Map<String, Long> serviceErrors() {
+        Map<String, Long> all = new TreeMap<>(sources.store().serviceErrorCounts());
+        sources.serviceErrors().get().forEach((service, n) -> all.merge(service, n, Long::sum));
+        return all;
     }
 
     private void registerServingGauges() {

@@ -13,7 +13,8 @@ import io.basalt.common.service.ServiceThread;
  * ({@code wakeCommitWhenPutMessage}). After a commit moved bytes it runs {@code onCommitted} (wake
  * the flusher and the dispatcher: readers only see committed bytes). On shutdown it commits all.
  *
- * <p>An {@link IOException} trips the {@link FailStop}. Thread confinement as {@link ServiceThread}.
+ * <p>An {@link IOException} trips the {@link FailStop}, and so does an unexpected error of a round (the
+ * FailStop is its error policy). Thread confinement as {@link ServiceThread}.
  */
 public final class CommitRealTimeService extends ServiceThread {
     private final FlushTarget target;
@@ -26,7 +27,7 @@ public final class CommitRealTimeService extends ServiceThread {
 
     public CommitRealTimeService(FlushTarget target, FailStop failStop, int intervalMs, int leastPages,
                                  int thoroughIntervalMs, LongSupplier clockMs, Runnable onCommitted) {
-        super("CommitRealTimeService");
+        super("CommitRealTimeService", failStop);
         this.target = target;
         this.failStop = failStop;
         this.intervalMs = intervalMs;
@@ -44,8 +45,7 @@ public final class CommitRealTimeService extends ServiceThread {
     @Override
     protected int doWork() {
         wakeupRequested.set(false);
-        commit(schedule.nextRound());
-        return 0;
+        return commit(schedule.nextRound()) ? 1 : 0;
     }
 
     @Override
@@ -53,14 +53,21 @@ public final class CommitRealTimeService extends ServiceThread {
         return intervalMs;
     }
 
+    /** Paced by {@code commitIntervalCommitLog} (or a put's wakeup), not by how much a round moved. */
+    @Override
+    protected boolean waitsAfterEveryRound() {
+        return true;
+    }
+
     @Override
     protected void onShutdown() {
         commit(0);
     }
 
-    private void commit(int least) {
+    /** Commits what {@code least} allows; true if the committed offset moved. */
+    private boolean commit(int least) {
         if (failStop.failed()) {
-            return;
+            return false;
         }
         long from = target.committedOffset();
         long after = from;
@@ -72,10 +79,12 @@ public final class CommitRealTimeService extends ServiceThread {
             } while (after > before);
         } catch (IOException e) {
             failStop.fail("commit", target.fileAt(from), from, e);
-            return;
+            return false;
         }
         if (after > from) {
             onCommitted.run();
+            return true;
         }
+        return false;
     }
 }

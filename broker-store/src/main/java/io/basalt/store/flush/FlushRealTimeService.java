@@ -16,7 +16,8 @@ import io.basalt.common.service.ServiceThread;
  * default) it waits its whole interval and {@link #wakeupForData()} does nothing; with false, a
  * commit or put may wake it early. On shutdown it forces everything.
  *
- * <p>An {@link IOException} trips the {@link FailStop}; afterwards this service forces nothing.
+ * <p>An {@link IOException} trips the {@link FailStop}, and so does an unexpected error of a round (the
+ * FailStop is its error policy); afterwards this service forces nothing.
  * Thread confinement: {@link #wakeupForData()} from any thread, the rest on the service thread.
  */
 public final class FlushRealTimeService extends ServiceThread {
@@ -35,7 +36,7 @@ public final class FlushRealTimeService extends ServiceThread {
 
     public FlushRealTimeService(FlushTarget target, FailStop failStop, int intervalMs, int leastPages,
                                 int thoroughIntervalMs, boolean timed, LongSupplier clockMs) {
-        super("FlushRealTimeService");
+        super("FlushRealTimeService", failStop);
         this.target = target;
         this.failStop = failStop;
         this.intervalMs = intervalMs;
@@ -60,8 +61,7 @@ public final class FlushRealTimeService extends ServiceThread {
     @Override
     protected int doWork() {
         wakeupRequested.set(false);
-        flush(schedule.nextRound());
-        return 0;
+        return flush(schedule.nextRound()) ? 1 : 0;
     }
 
     @Override
@@ -69,14 +69,21 @@ public final class FlushRealTimeService extends ServiceThread {
         return intervalMs;
     }
 
+    /** Paced by {@code flushIntervalCommitLog}, not by how much a round forced. */
+    @Override
+    protected boolean waitsAfterEveryRound() {
+        return true;
+    }
+
     @Override
     protected void onShutdown() {
         flush(0);
     }
 
-    private void flush(int least) {
+    /** Forces what {@code least} allows; true if the flushed offset moved. */
+    private boolean flush(int least) {
         if (failStop.failed()) {
-            return;
+            return false;
         }
         long from = target.flushedOffset();
         long begin = clockMs.getAsLong();
@@ -90,14 +97,16 @@ public final class FlushRealTimeService extends ServiceThread {
             } while (after > before);
         } catch (IOException e) {
             failStop.fail("force", target.fileAt(from), from, e);
-            return;
+            return false;
         }
-        if (target.flushedOffset() > from) {
+        boolean moved = target.flushedOffset() > from;
+        if (moved) {
             observer.flushed(System.nanoTime() - beginNanos, 0);
         }
         long costMs = clockMs.getAsLong() - begin;
         if (costMs > SLOW_FLUSH_MS) {
             LOG.warn("Flush data to disk costs {} ms", costMs);
         }
+        return moved;
     }
 }
