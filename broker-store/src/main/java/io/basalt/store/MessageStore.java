@@ -322,7 +322,7 @@ public final class MessageStore implements AutoCloseable {
         }
     }
 
-    /** Tests: told before each shutdown step by name (record the order, or fail a step by throwing). */
+    /** Tests: told after each shutdown step by name (record the order, or fail a step by throwing). */
     synchronized void onShutdownStep(ShutdownSteps.Hook hook) {
         this.shutdownHook = hook;
     }

@@ -22,12 +22,15 @@ final class ShutdownSteps {
         void run() throws IOException;
     }
 
-    /** Told before each step by name; tests record the order or make a step fail by throwing. */
+    /**
+     * Told as each step's work is done, by name; tests record the order or make the step fail by
+     * throwing (its work, closing files say, has then happened, as with a real I/O error at its end).
+     */
     @FunctionalInterface
     interface Hook {
         Hook NONE = step -> { };
 
-        void beforeStep(String step) throws IOException;
+        void afterStep(String step) throws IOException;
     }
 
     private final Hook hook;
@@ -38,12 +41,12 @@ final class ShutdownSteps {
         this.hook = hook;
     }
 
-    /** Runs {@code step} (after the hook); a failure is logged and remembered, never thrown. */
+    /** Runs {@code step} (then the hook); a failure is logged and remembered, never thrown. */
     void run(String name, Step step) {
         ran.add(name);
         try {
-            hook.beforeStep(name);
             step.run();
+            hook.afterStep(name);
         } catch (IOException | RuntimeException e) {
             LOG.error("Store shutdown: {} failed: {}", name, e.toString());
             if (failure == null) {
