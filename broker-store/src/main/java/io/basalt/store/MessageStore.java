@@ -298,7 +298,12 @@ public final class MessageStore implements AutoCloseable {
         if (index != null) {
             steps.run(CLOSE_INDEX, index::close);
         }
-        steps.run(FLUSH_CHECKPOINT, checkpoint::flush);
+        steps.run(FLUSH_CHECKPOINT, () -> {
+            // flush() reports a failure (which keeps the marker); close() writes the same values into
+            // the other slot, so both slots hold the final checkpoint
+            checkpoint.flush();
+            checkpoint.close();
+        });
         if (loaded && !steps.failed() && !failStop.failed()) {
             steps.run(DELETE_ABORT_MARKER, abortMarker::delete);
         } else if (loaded) {
@@ -306,7 +311,7 @@ public final class MessageStore implements AutoCloseable {
                     failStop.failed() ? "the store failed: " + failStop.cause() : "a shutdown step failed");
         }
         steps.run(UNMAP, () -> {
-            checkpoint.close();
+            checkpoint.close();   // a no-op unless its own step failed before closing it
             commitLog.unmap();
         });
         LOG.info("MessageStore shut down{}", steps.failed() ? " with failures: " + steps.failure() : "");

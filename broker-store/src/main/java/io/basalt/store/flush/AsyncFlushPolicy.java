@@ -8,25 +8,26 @@ import io.basalt.common.service.ServiceThread;
 import io.basalt.store.StoreConfig;
 
 /**
- * ASYNC_FLUSH: a put never waits for the disk. The {@link FlushRealTimeService} forces the log every
- * {@code flushIntervalCommitLog} ms; with a transient store pool the {@link CommitRealTimeService}
- * first moves the write buffer to the file every {@code commitIntervalCommitLog} ms (readers see only
- * committed bytes) and wakes the flusher after each commit that moved bytes.
+ * ASYNC_FLUSH: a put never waits for the disk. One {@link PeriodicWriteOutService} (the flusher,
+ * {@code FlushRealTimeService}) forces the log every {@code flushIntervalCommitLog} ms; with a transient
+ * store pool another (the committer, {@code CommitRealTimeService}) first moves the write buffer to the
+ * file every {@code commitIntervalCommitLog} ms (readers see only committed bytes) and wakes the flusher
+ * after each commit that moved bytes.
  */
 final class AsyncFlushPolicy implements FlushPolicy {
-    private final FlushRealTimeService flusher;
+    private final PeriodicWriteOutService flusher;
     /** Null without a transient store pool: then appends go to the mapping and need no commit. */
-    private final CommitRealTimeService committer;
+    private final PeriodicWriteOutService committer;
     private final boolean wakeCommitOnPut;
     private final LongSupplier readableEnd;
 
     AsyncFlushPolicy(StoreConfig config, FlushTarget target, FailStop failStop, LongSupplier clockMs,
                      boolean writeBuffered, LongSupplier readableEnd) {
-        this.flusher = new FlushRealTimeService(target, failStop, config.flushIntervalCommitLog(),
+        this.flusher = PeriodicWriteOutService.flusher(target, failStop, config.flushIntervalCommitLog(),
             config.flushCommitLogLeastPages(), config.flushCommitLogThoroughInterval(), config.flushCommitLogTimed(),
             clockMs);
         this.committer = writeBuffered
-            ? new CommitRealTimeService(target, failStop, config.commitIntervalCommitLog(),
+            ? PeriodicWriteOutService.committer(target, failStop, config.commitIntervalCommitLog(),
                 config.commitCommitLogLeastPages(), config.commitCommitLogThoroughInterval(), clockMs,
                 flusher::wakeupForData)
             : null;

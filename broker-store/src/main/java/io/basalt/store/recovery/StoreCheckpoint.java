@@ -207,9 +207,8 @@ public final class StoreCheckpoint implements AutoCloseable {
     }
 
     /**
-     * Flushes (if a value changed since the last flush) and closes the file; idempotent. A failed final
-     * flush is logged, not thrown: the file then keeps the previous flush, an older and therefore still
-     * safe recovery point.
+     * Flushes and closes the file; idempotent. A failed final flush is logged, not thrown: the file
+     * then keeps the previous flush, an older and therefore still safe recovery point.
      */
     @Override
     public synchronized void close() {
@@ -217,7 +216,7 @@ public final class StoreCheckpoint implements AutoCloseable {
             return;
         }
         try {
-            flushIfChanged();
+            flush();
         } catch (IOException e) {
             LOG.error("checkpoint {}: final flush failed, the previous checkpoint stays in force: {}", file,
                 e.toString());
