@@ -169,6 +169,13 @@ public final class Replication {
         return m == null ? -1 : m.localPort();
     }
 
+    /** Unexpected errors of replication's service threads by thread name (a metric): a SYNC_MASTER's replica wait. */
+    public Map<String, Long> serviceErrorCounts() {
+        HAService m = master;
+        return m == null || role != Role.SYNC_MASTER ? Map.of()
+            : Map.of("GroupTransferService", m.replicaWaitErrorCount());
+    }
+
     public List<SlaveStatus> slaves() {
         HAService m = master;
         return m == null ? List.of() : m.slaves();

@@ -131,7 +131,11 @@ public final class BrokerController {
             defaults.shutdownDrainTimeoutMs(), defaults.useEpoll()));
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
             configuration.store().storePathCommitLog(), remotingServer::connectionCount, pullHold::heldCount,
-            executorSources, () -> replication.role().name(), replication::slaves));
+            executorSources, () -> replication.role().name(), replication::slaves, () -> {
+                Map<String, Long> errors = new LinkedHashMap<>(replication.serviceErrorCounts());
+                errors.put(pullHold.name(), pullHold.errorCount());
+                return errors;
+            }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         this.counters = new BrokerCounters(metrics);
         store.setFlushObserver(metrics.flushObserver());

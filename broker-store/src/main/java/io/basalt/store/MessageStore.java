@@ -5,9 +5,15 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+
+import io.basalt.common.service.ErrorPolicy;
+import io.basalt.common.service.ServiceThread;
 
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.spi.AppendListener;
@@ -18,6 +24,8 @@ import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.OffsetMessageId;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.commitlog.RecordFormat;
+import io.basalt.store.flush.FailStop;
+import io.basalt.store.flush.FlushTarget;
 import io.basalt.store.index.IndexService;
 import io.basalt.store.index.QueryOffsetResult;
 import io.basalt.store.queue.ConsumeQueue;
@@ -28,6 +36,7 @@ import io.basalt.store.queue.FlushConsumeQueueService;
 import io.basalt.store.queue.ReputMessageService;
 import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.ConsumeQueueRecovery;
+import io.basalt.store.recovery.StoreCheckpoint;
 import io.basalt.store.retention.DiskSpaceMonitor;
 import io.basalt.store.retention.RetentionPolicy;
 
@@ -44,16 +53,34 @@ import org.slf4j.LoggerFactory;
  * never read a message a crash could take back; under ASYNC_FLUSH whatever is readable in the page
  * cache is dispatched (see {@link ReputMessageService}).
  *
+ * <p><b>The store's own files.</b> The {@code checkpoint} and the {@code abort} marker describe the
+ * whole store, so the store owns them (one writer per file): it opens the checkpoint and hands it to the
+ * CommitLog (recovery point) and the queue flusher (timestamps), creates the marker once the CommitLog
+ * is recovered, and writes the checkpoint and removes the marker last at shutdown. It also owns the
+ * {@link FailStop} latch: an I/O error on the write path, or an unexpected error of a
+ * durability-critical service (group commit, flush, commit, dispatch, HA's replica wait), turns the
+ * store read-only; puts then get SERVICE_NOT_AVAILABLE and waiting ones fail.
+ *
  * <p><b>Lifecycle.</b> {@link #open} builds, {@link #load()} recovers the CommitLog, then the queues
  * and index against it, re-dispatches synchronously what they miss (so queue-offset counters are
- * right before the first put), {@link #start()} starts the services, {@link #shutdown()} stops
- * accepting, drains the dispatcher, shuts the CommitLog down (flush, checkpoint, abort marker) and
- * closes the queues. Puts, reads and lookups are thread-safe.
+ * right before the first put), {@link #start()} starts the services. {@link #shutdown()} runs, in this
+ * order and going on past a failed step: stop puts → drain the dispatcher → CommitLog flush and stop
+ * → queues and index flush and close → checkpoint flush → abort marker deleted (only if every step
+ * succeeded and the store did not fail-stop) → unmap. Puts, reads and lookups are thread-safe.
  */
 public final class MessageStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MessageStore.class);
 
     private enum State { NEW, LOADED, RUNNING, STOPPED }
+
+    static final String STOP_PUTS = "stop puts";
+    static final String DRAIN_DISPATCHER = "drain the dispatcher";
+    static final String STOP_COMMIT_LOG = "flush and stop the CommitLog";
+    static final String CLOSE_QUEUES = "flush and close the consume queues";
+    static final String CLOSE_INDEX = "flush and close the index";
+    static final String FLUSH_CHECKPOINT = "flush the checkpoint";
+    static final String DELETE_ABORT_MARKER = "delete the abort marker";
+    static final String UNMAP = "unmap the CommitLog";
 
     private final StoreConfig config;
     private final MessageStoreOptions options;
@@ -64,13 +91,19 @@ public final class MessageStore implements AutoCloseable {
     private final DiskSpaceMonitor diskMonitor;
     private final StoreCleanService cleanService;
     private final FlushConsumeQueueService flushConsumeQueueService;
-    private final boolean syncFlush;
+    private final StoreCheckpoint checkpoint;
+    private final AbortMarker abortMarker;
+    private final FailStop failStop;
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private volatile MessageArrivingListener arrivingListener;
     /** Copy-on-write: a put reads the array once and allocates nothing when it is empty. */
     private volatile PutMessageTransform[] transforms = new PutMessageTransform[0];
     private volatile ReputMessageService reput;
+    /** Errors of dispatchers replaced by truncateTo / alignQueueOffsetsWithLog, so the metric never goes back. */
+    private volatile long retiredDispatcherErrors;
     private volatile State state = State.NEW;
+    private volatile boolean recoveredFromCrash;
+    private ShutdownSteps.Hook shutdownHook = ShutdownSteps.Hook.NONE;
     private final ReplicatedLog replicatedLog = new ReplicatedLog() {
         @Override
         public SelectedBuffer select(long physicalOffset) {
@@ -119,13 +152,16 @@ public final class MessageStore implements AutoCloseable {
     };
 
     private MessageStore(StoreConfig config, MessageStoreOptions options, CommitLog commitLog,
-                         ConsumeQueueStore queues, IndexService index) {
+                         ConsumeQueueStore queues, IndexService index, StoreCheckpoint checkpoint,
+                         AbortMarker abortMarker, FailStop failStop) {
         this.config = config;
         this.options = options;
         this.commitLog = commitLog;
         this.queues = queues;
         this.index = index;
-        this.syncFlush = config.flushDiskType() == FlushDiskType.SYNC_FLUSH;
+        this.checkpoint = checkpoint;
+        this.abortMarker = abortMarker;
+        this.failStop = failStop;
         this.reader = new MessageReader(queues, new CommitLogReader() {
             @Override
             public SelectedBuffer select(long offset, int size) {
@@ -152,7 +188,7 @@ public final class MessageStore implements AutoCloseable {
                 policy, options.diskCheckIntervalMs());
         this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, options.clock(), config);
         this.flushConsumeQueueService = new FlushConsumeQueueService(queues, index, config.flushIntervalConsumeQueue(),
-                commitLog.checkpoint(), () -> {
+                checkpoint, () -> {
                     ReputMessageService r = reput;
                     return r == null ? 0 : r.lastStoreTimestamp();
                 });
@@ -164,24 +200,38 @@ public final class MessageStore implements AutoCloseable {
      * Existing queue and index files are opened (sizes checked); nothing is recovered until {@link #load()}.
      */
     public static MessageStore open(StoreConfig config, MessageStoreOptions options) throws IOException {
+        return open(config, options, UnaryOperator.identity());
+    }
+
+    /** {@link #open(StoreConfig, MessageStoreOptions)} with a hook around the CommitLog's flush target (tests). */
+    static MessageStore open(StoreConfig config, MessageStoreOptions options, UnaryOperator<FlushTarget> flushPath)
+            throws IOException {
         Path root = config.rootDir();
-        ConsumeQueueStore queues = ConsumeQueueStore.open(root.resolve("consumequeue"), config.mappedFileSizeConsumeQueue());
+        StoreCheckpoint checkpoint = StoreCheckpoint.open(root.resolve(StoreCheckpoint.FILE_NAME));
+        ConsumeQueueStore queues = null;
         IndexService index = null;
         try {
+            queues = ConsumeQueueStore.open(root.resolve("consumequeue"), config.mappedFileSizeConsumeQueue());
             if (options.messageIndexEnable()) {
                 index = IndexService.open(root.resolve("index"), options.maxHashSlotNum(), options.maxIndexNum(),
                         options.clock());
             }
-            return new MessageStore(config, options, CommitLog.open(config), queues, index);
+            AbortMarker abortMarker = AbortMarker.in(root);
+            FailStop failStop = new FailStop();
+            CommitLog commitLog = CommitLog.openForStore(config, checkpoint, abortMarker, failStop, flushPath);
+            return new MessageStore(config, options, commitLog, queues, index, checkpoint, abortMarker, failStop);
         } catch (IOException | RuntimeException e) {
             try {
-                queues.close();
+                if (queues != null) {
+                    queues.close();
+                }
                 if (index != null) {
                     index.close();
                 }
             } catch (IOException closeError) {
                 e.addSuppressed(closeError);
             }
+            checkpoint.close();
             throw e;
         }
     }
@@ -214,17 +264,24 @@ public final class MessageStore implements AutoCloseable {
         if (state != State.NEW) {
             throw new IllegalStateException("MessageStore already loaded");
         }
-        boolean crashed = AbortMarker.in(config.rootDir()).exists();
+        boolean crashed = abortMarker.exists();
+        recoveredFromCrash = crashed;
+        if (crashed) {
+            LOG.warn("The abort marker {} is there: the last run did not shut down cleanly, running crash recovery",
+                    abortMarker.file());
+        }
         long[] firstRecovered = {-1};
         commitLog.load(check -> {
             if (firstRecovered[0] < 0) {
                 firstRecovered[0] = check.physicalOffset();
             }
         });
+        // From here on the files may change; until a clean shutdown removes it, the next start recovers.
+        abortMarker.create();
         long min = commitLog.minOffset();
         long end = commitLog.maxOffset();
         if (crashed && index != null) {
-            index.deleteFilesEndingAtOrAfter(commitLog.checkpoint().indexMsgTimestamp());
+            index.deleteFilesEndingAtOrAfter(checkpoint.indexMsgTimestamp());
         }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
         if (crashed && firstRecovered[0] >= 0 && firstRecovered[0] < resume) {
@@ -232,7 +289,8 @@ public final class MessageStore implements AutoCloseable {
             // CommitLog's recovery point on; a clean shutdown flushed them, so their own end is trusted
             resume = firstRecovered[0];
         }
-        ReputMessageService recovering = new ReputMessageService(dispatchSource(true), queues, index, null, resume, 0);
+        ReputMessageService recovering = new ReputMessageService(dispatchSource(true), queues, index, null, resume, 0,
+                failStop);
         long behind = end - resume;
         while (recovering.doWork() > 0) {
             // drain synchronously: queue offsets must be complete before the first put
@@ -246,7 +304,7 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         reput = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                recovering.reputFromOffset(), options.reputIdleWaitMs());
+                recovering.reputFromOffset(), options.reputIdleWaitMs(), failStop);
         state = State.LOADED;
     }
 
@@ -266,16 +324,56 @@ public final class MessageStore implements AutoCloseable {
     }
 
     /**
-     * Stops accepting puts, drains the dispatcher, shuts the CommitLog down (flush, checkpoint, abort
-     * marker) and closes (flushing) the queues and the index. Idempotent.
+     * The clean shutdown, in this order: stop puts (and retention) → drain the dispatcher → CommitLog
+     * flush and stop (every waiting put answered) → queues and index flush and close → checkpoint flush
+     * → abort marker deleted → unmap the CommitLog. A failed step is logged and the next runs anyway;
+     * the marker is deleted only if load() had got through recovery, every step before succeeded and
+     * the store did not fail-stop, so that the next start otherwise runs crash recovery. Idempotent.
      */
     public synchronized void shutdown() {
         if (state == State.STOPPED) {
             return;
         }
+        boolean loaded = state == State.LOADED || state == State.RUNNING;
         state = State.STOPPED;
-        cleanService.shutdown();
-        diskMonitor.shutdown();
+        ShutdownSteps steps = new ShutdownSteps(shutdownHook);
+        steps.run(STOP_PUTS, () -> {
+            commitLog.stopAccepting();
+            cleanService.shutdown();
+            diskMonitor.shutdown();
+        });
+        steps.run(DRAIN_DISPATCHER, this::drainDispatcher);
+        steps.run(STOP_COMMIT_LOG, commitLog::flushAndStop);
+        steps.run(CLOSE_QUEUES, () -> {
+            flushConsumeQueueService.shutdown();
+            if (loaded) {
+                flushConsumeQueueService.flushAndRecord();
+            }
+            queues.close();
+        });
+        if (index != null) {
+            steps.run(CLOSE_INDEX, index::close);
+        }
+        steps.run(FLUSH_CHECKPOINT, () -> {
+            // flush() reports a failure (which keeps the marker); close() writes the same values into
+            // the other slot, so both slots hold the final checkpoint
+            checkpoint.flush();
+            checkpoint.close();
+        });
+        if (loaded && !steps.failed() && !failStop.failed()) {
+            steps.run(DELETE_ABORT_MARKER, abortMarker::delete);
+        } else if (loaded) {
+            LOG.warn("Keeping the abort marker {} ({}): the next start runs crash recovery", abortMarker.file(),
+                    failStop.failed() ? "the store failed: " + failStop.cause() : "a shutdown step failed");
+        }
+        steps.run(UNMAP, () -> {
+            checkpoint.close();   // a no-op unless its own step failed before closing it
+            commitLog.unmap();
+        });
+        LOG.info("MessageStore shut down{}", steps.failed() ? " with failures: " + steps.failure() : "");
+    }
+
+    private void drainDispatcher() {
         ReputMessageService r = reput;
         if (r != null) {
             r.shutdown();
@@ -283,21 +381,11 @@ public final class MessageStore implements AutoCloseable {
                 // what was appended before puts stopped still reaches the queues
             }
         }
-        commitLog.shutdown();
-        flushConsumeQueueService.shutdown();
-        try {
-            queues.close();
-        } catch (IOException e) {
-            LOG.error("Closing the consume queues failed: {}", e.toString());
-        }
-        if (index != null) {
-            try {
-                index.close();
-            } catch (IOException e) {
-                LOG.error("Closing the index failed: {}", e.toString());
-            }
-        }
-        LOG.info("MessageStore shut down");
+    }
+
+    /** Tests: told after each shutdown step by name (record the order, or fail a step by throwing). */
+    synchronized void onShutdownStep(ShutdownSteps.Hook hook) {
+        this.shutdownHook = hook;
     }
 
     @Override
@@ -311,7 +399,7 @@ public final class MessageStore implements AutoCloseable {
             public long dispatchLimit() {
                 // At start-up the recovered log is what is on disk; afterwards SYNC_FLUSH serves only
                 // what force() covered.
-                return syncFlush && !recovering ? commitLog.flushedOffset() : commitLog.maxOffset();
+                return recovering ? commitLog.maxOffset() : commitLog.dispatchLimit();
             }
 
             @Override
@@ -583,7 +671,8 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                Math.min(old.reputFromOffset(), physicalOffset), options.reputIdleWaitMs());
+                Math.min(old.reputFromOffset(), physicalOffset), options.reputIdleWaitMs(), failStop);
+        retiredDispatcherErrors += old.errorCount();
         reput = next;
         next.start();
     }
@@ -606,7 +695,8 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                old.reputFromOffset(), options.reputIdleWaitMs());
+                old.reputFromOffset(), options.reputIdleWaitMs(), failStop);
+        retiredDispatcherErrors += old.errorCount();
         reput = next;
         next.start();
     }
@@ -675,6 +765,65 @@ public final class MessageStore implements AutoCloseable {
 
     CommitLog commitLog() {
         return commitLog;
+    }
+
+    /** The store's checkpoint (the store owns it). */
+    public StoreCheckpoint checkpoint() {
+        return checkpoint;
+    }
+
+    /** True while puts are accepted: running, and no write failure or durability-critical error. */
+    public boolean isWritable() {
+        return state == State.RUNNING && !failStop.failed();
+    }
+
+    /** True once the store fail-stopped (read-only for good); {@link #failStopCause()} says why. */
+    public boolean isFailStopped() {
+        return failStop.failed();
+    }
+
+    /** What tripped the fail-stop, or null. */
+    public Throwable failStopCause() {
+        return failStop.cause();
+    }
+
+    /**
+     * The error policy of a durability-critical service outside the store (HA's replica wait): an
+     * unexpected error of it fail-stops the store, naming the service in one ERROR line.
+     */
+    public ErrorPolicy durabilityErrorPolicy() {
+        return failStop;
+    }
+
+    /** Whether the last {@link #load()} found the abort marker and ran crash recovery. */
+    public boolean recoveredFromCrash() {
+        return recoveredFromCrash;
+    }
+
+    /**
+     * Unexpected errors so far of each of the store's service threads, by thread name (a metric; a
+     * dispatcher replaced by truncateTo keeps its count).
+     */
+    public Map<String, Long> serviceErrorCounts() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (ServiceThread s : commitLog.services()) {
+            counts.merge(s.name(), s.errorCount(), Long::sum);
+        }
+        ReputMessageService r = reput;
+        counts.merge("ReputMessageService", retiredDispatcherErrors + (r == null ? 0 : r.errorCount()), Long::sum);
+        for (ServiceThread s : List.of(flushConsumeQueueService, diskMonitor, cleanService)) {
+            counts.merge(s.name(), s.errorCount(), Long::sum);
+        }
+        return counts;
+    }
+
+    /** Sum of {@link #serviceErrorCounts()}. */
+    public long serviceErrorCount() {
+        long sum = 0;
+        for (long n : serviceErrorCounts().values()) {
+            sum += n;
+        }
+        return sum;
     }
 
     StoreCleanService cleanService() {

@@ -8,6 +8,7 @@ import io.basalt.store.index.IndexService;
 import io.basalt.store.queue.ConsumeQueueStore;
 import io.basalt.store.retention.DiskSpaceMonitor;
 import io.basalt.store.retention.RetentionPolicy;
+import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
 
 import org.slf4j.Logger;
@@ -19,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * then the ConsumeQueue and index files lying wholly below the CommitLog's new min offset. The
  * file queue never deletes the newest file nor one a reader holds (it stops there and retries next
  * round). Runs every {@code cleanResourceInterval} ms; tests call {@link #doWork()} directly.
+ * Resilient ({@link ErrorPolicy#resilient()}): retention deletes caches of nothing the producer
+ * waits for, so an unexpected error is counted, logged and the next round tries again.
  */
 final class StoreCleanService extends ServiceThread {
     private static final Logger LOG = LoggerFactory.getLogger(StoreCleanService.class);
@@ -35,7 +38,7 @@ final class StoreCleanService extends ServiceThread {
 
     StoreCleanService(CommitLog commitLog, ConsumeQueueStore queues, IndexService index, DiskSpaceMonitor disk,
                       RetentionPolicy policy, Clock clock, StoreConfig config) {
-        super("CleanCommitLogService");
+        super("CleanCommitLogService", ErrorPolicy.resilient());
         this.commitLog = commitLog;
         this.queues = queues;
         this.index = index;
@@ -49,8 +52,13 @@ final class StoreCleanService extends ServiceThread {
 
     @Override
     protected int doWork() {
-        clean();
-        return 0; // one round per interval, whatever it deleted
+        return clean();
+    }
+
+    /** One round per interval, whatever it deleted. */
+    @Override
+    protected boolean waitsAfterEveryRound() {
+        return true;
     }
 
     /** One cleaning round; returns the number of files deleted. */

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.basalt.store.flush.FailStop;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.queue.ConsumeQueueStore;
@@ -42,7 +43,7 @@ class MessageReaderTest extends LeakCheck {
     void open() throws IOException {
         log = new TestCommitLog(dir.resolve("commitlog"), 8 * 1024);
         queues = ConsumeQueueStore.open(dir.resolve("consumequeue"), 10 * 20);
-        reput = new ReputMessageService(log, queues, null, null, 0, 1000);
+        reput = new ReputMessageService(log, queues, null, null, 0, 1000, new FailStop());
     }
 
     @AfterEach

@@ -8,28 +8,52 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A named background thread that runs {@link #doWork()} in a loop. When a round did no work the
- * thread waits up to {@link #idleWaitMs()} or until {@link #wakeup()} is called, whichever is first.
- * A wakeup that arrives while {@code doWork()} runs is not lost: the next wait returns at once.
+ * A named background thread that runs {@link #doWork()} in a loop (Agrona's {@code AgentRunner} for
+ * Basalt). When a round did no work the thread waits up to {@link #idleWaitMs()} or until
+ * {@link #wakeup()} is called, whichever is first. A wakeup that arrives while {@code doWork()} runs
+ * is not lost: the next wait returns at once. A service paced by its interval rather than by work
+ * ({@link #waitsAfterEveryRound()}) waits after every round, however much it did.
+ *
+ * <p><b>Errors.</b> An exception from {@code doWork()} never ends the thread quietly: it is counted
+ * ({@link #errorCount()}), handed to the service's {@link ErrorPolicy}, and the loop goes on after a
+ * back-off that doubles from {@value #FIRST_BACKOFF_MS} ms up to {@value #MAX_BACKOFF_MS} ms and
+ * resets after a clean round; wakeups do not shorten it, only {@link #shutdown()} does. An
+ * {@link Error} (OutOfMemoryError, say) is counted and given to the policy too, then ends the thread
+ * with it: {@link #isStopped()} turns true and {@link #terminalError()} says why. An
+ * InterruptedException ends the loop with the interrupt flag restored.
  *
  * <p>Subclasses keep their loop body in {@code doWork()} so tests can drive it directly without a
- * thread. {@link #onShutdown()} runs on the service thread after the loop ends, for a final drain.
+ * thread (an exception then reaches the test, not the policy). {@link #onShutdown()} runs on the
+ * service thread after the loop ends, for a final drain.
  *
  * <p>{@link #start()} and {@link #shutdown()} may be called from any thread, each at most once
  * taking effect; {@code shutdown()} waits for the thread to finish.
  */
 public abstract class ServiceThread implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceThread.class);
+    static final long FIRST_BACKOFF_MS = 10;
+    static final long MAX_BACKOFF_MS = 1000;
 
     private final String name;
+    private final ErrorPolicy errorPolicy;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wakeupCondition = lock.newCondition();
     private boolean wakeupPending;
     private volatile boolean stopped;
+    private volatile boolean shutdownCalled;
+    private volatile Throwable terminalError;
+    /** Written by the service thread only. */
+    private volatile long errors;
+    private long backoffMs;
     private Thread thread;
 
-    protected ServiceThread(String name) {
+    /**
+     * @param name        the thread's name (RocketMQ's service names, operators see them)
+     * @param errorPolicy what an unexpected error of a round does beyond being counted
+     */
+    protected ServiceThread(String name, ErrorPolicy errorPolicy) {
         this.name = name;
+        this.errorPolicy = errorPolicy;
     }
 
     /** One round of work; returns how much was done (0 means idle, so the thread may wait). */
@@ -37,6 +61,14 @@ public abstract class ServiceThread implements Runnable {
 
     /** How long an idle round waits for a wakeup, in milliseconds. */
     protected abstract long idleWaitMs();
+
+    /**
+     * True for a service that runs once per interval whatever a round did (the periodic flushers and
+     * cleaners); false (the default) for one that loops again at once while there is work.
+     */
+    protected boolean waitsAfterEveryRound() {
+        return false;
+    }
 
     /** Runs once on the service thread after the loop stops; the default does nothing. */
     protected void onShutdown() throws Exception {
@@ -60,9 +92,10 @@ public abstract class ServiceThread implements Runnable {
     public final void shutdown() {
         Thread t;
         synchronized (this) {
-            if (stopped) {
+            if (shutdownCalled) {
                 return;
             }
+            shutdownCalled = true;
             stopped = true;
             t = thread;
         }
@@ -77,8 +110,19 @@ public abstract class ServiceThread implements Runnable {
         LOG.info("{} stopped", name);
     }
 
+    /** True once {@link #shutdown()} was called or the thread has ended (an {@link Error}, an interrupt). */
     public final boolean isStopped() {
         return stopped;
+    }
+
+    /** The Error that ended the thread, or null. */
+    public final Throwable terminalError() {
+        return terminalError;
+    }
+
+    /** Unexpected errors of this service's rounds so far (a metric). */
+    public final long errorCount() {
+        return errors;
     }
 
     /** Ends the current or next idle wait early. */
@@ -113,20 +157,82 @@ public abstract class ServiceThread implements Runnable {
         }
     }
 
+    /** Waits {@code ms} after a failed round; only shutdown ends it early. False if interrupted. */
+    private boolean backOff(long ms) {
+        lock.lock();
+        try {
+            long remainingNs = TimeUnit.MILLISECONDS.toNanos(ms);
+            while (!stopped && remainingNs > 0) {
+                remainingNs = wakeupCondition.awaitNanos(remainingNs);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     @Override
     public final void run() {
         try {
+            loop();
+        } finally {
+            // whatever ended the loop, the service no longer runs: callers that check isStopped() fail fast
+            stopped = true;
+        }
+    }
+
+    private void loop() {
+        try {
             while (!stopped) {
-                int work = doWork();
-                if (work == 0 && !waitForWakeup(idleWaitMs())) {
-                    break;
+                int work;
+                try {
+                    work = doWork();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (Exception e) {
+                    handle(e);
+                    backoffMs = backoffMs == 0 ? FIRST_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+                    // a periodic service never retries sooner than its interval would have run it
+                    long waitMs = waitsAfterEveryRound() ? Math.max(backoffMs, idleWaitMs()) : backoffMs;
+                    if (!backOff(waitMs)) {
+                        return;
+                    }
+                    continue;
+                }
+                backoffMs = 0;
+                if ((work == 0 || waitsAfterEveryRound()) && !waitForWakeup(idleWaitMs())) {
+                    return;
                 }
             }
-            onShutdown();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            LOG.error("{} stopped by an unexpected error", name, e);
+            try {
+                onShutdown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                handle(e);
+            }
+        } catch (Error e) {
+            terminalError = e;
+            stopped = true;
+            try {
+                handle(e);
+            } finally {
+                LOG.error("{} ended by {}", name, e.toString());
+            }
+            throw e;
+        }
+    }
+
+    private void handle(Throwable error) {
+        errors++;
+        try {
+            errorPolicy.onError(this, error);
+        } catch (RuntimeException policyFailure) {
+            LOG.error("{}: its error policy failed on {}", name, error.toString(), policyFailure);
         }
     }
 }

@@ -3,10 +3,15 @@ package io.basalt.common.service;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +23,7 @@ class ServiceThreadTest {
         final AtomicInteger shutdownCalls = new AtomicInteger();
 
         CountingService() {
-            super("CountingService");
+            super("CountingService", ErrorPolicy.resilient());
         }
 
         @Override
@@ -38,6 +43,35 @@ class ServiceThreadTest {
         }
     }
 
+    /** Runs {@code round} as its loop body; remembers what its policy was told. */
+    static final class ScriptedService extends ServiceThread {
+        final AtomicInteger rounds = new AtomicInteger();
+        final IntSupplier round;
+        final boolean periodic;
+
+        ScriptedService(ErrorPolicy policy, boolean periodic, IntSupplier round) {
+            super("ScriptedService", policy);
+            this.round = round;
+            this.periodic = periodic;
+        }
+
+        @Override
+        protected int doWork() {
+            rounds.incrementAndGet();
+            return round.getAsInt();
+        }
+
+        @Override
+        protected long idleWaitMs() {
+            return 60_000;
+        }
+
+        @Override
+        protected boolean waitsAfterEveryRound() {
+            return periodic;
+        }
+    }
+
     @Test
     void wakeupEndsAnIdleWaitAndShutdownRunsTheFinalHookOnce() {
         CountingService service = new CountingService();
@@ -52,5 +86,121 @@ class ServiceThreadTest {
         service.shutdown();
         assertTrue(service.isStopped());
         assertEquals(1, service.shutdownCalls.get());
+    }
+
+    @Test
+    void aFailingRoundIsCountedHandedToThePolicyAndTheLoopGoesOn() {
+        List<Throwable> told = new CopyOnWriteArrayList<>();
+        AtomicInteger calls = new AtomicInteger();
+        RuntimeException boom = new IllegalStateException("boom");
+        ScriptedService service = new ScriptedService((s, e) -> told.add(e), false, () -> {
+            int n = calls.incrementAndGet();
+            if (n <= 3) {
+                throw boom;
+            }
+            return 0;
+        });
+        service.start();
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.rounds.get() == 4);
+            assertEquals(3, service.errorCount());
+            assertEquals(List.of(boom, boom, boom), told);
+            assertFalse(service.isStopped(), "the service still runs after its errors");
+
+            service.wakeup();
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.rounds.get() == 5);
+            assertEquals(3, service.errorCount(), "a clean round counts nothing");
+        } finally {
+            service.shutdown();
+        }
+    }
+
+    @Test
+    void backOffGrowsWhileRoundsKeepFailingAndWakeupsDoNotShortenIt() {
+        ScriptedService service = new ScriptedService((s, e) -> { }, false, () -> {
+            throw new IllegalStateException("always");
+        });
+        service.start();
+        try {
+            // 10 + 20 + 40 + 80 + 160 + 320 ms of back-off: 7 rounds take at least 630 ms whatever the wakeups.
+            long begin = System.nanoTime();
+            while (service.rounds.get() < 7) {
+                service.wakeup();
+                Thread.onSpinWait();
+            }
+            long elapsedMs = (System.nanoTime() - begin) / 1_000_000;
+            assertTrue(elapsedMs >= 600, "back-off honoured: " + elapsedMs + " ms");
+            assertTrue(service.errorCount() >= 6);
+        } finally {
+            service.shutdown();
+        }
+        assertTrue(service.isStopped());
+    }
+
+    @Test
+    void anErrorIsNotSwallowedItEndsTheThreadAndTheServiceSaysSo() {
+        List<Throwable> told = new CopyOnWriteArrayList<>();
+        OutOfMemoryError oom = new OutOfMemoryError("Java heap space (simulated)");
+        ScriptedService service = new ScriptedService((s, e) -> told.add(e), false, () -> {
+            throw oom;
+        });
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        try {
+            service.start();
+            await().atMost(Duration.ofSeconds(5)).until(service::isStopped);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !uncaught.isEmpty());
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(previous);
+        }
+        assertSame(oom, service.terminalError());
+        assertSame(oom, uncaught.get(0), "the Error reaches the thread's end, rethrown");
+        assertEquals(List.of(oom), told);
+        assertEquals(1, service.errorCount());
+        assertEquals(1, service.rounds.get(), "no round after an Error");
+        service.shutdown();
+    }
+
+    @Test
+    void anInterruptEndsTheLoopWithTheFlagRestored() {
+        AtomicInteger calls = new AtomicInteger();
+        List<Boolean> interruptedAtEnd = new CopyOnWriteArrayList<>();
+        ServiceThread service = new ServiceThread("InterruptedService", (s, e) -> { }) {
+            @Override
+            protected int doWork() throws InterruptedException {
+                calls.incrementAndGet();
+                throw new InterruptedException("stop");
+            }
+
+            @Override
+            protected long idleWaitMs() {
+                return 60_000;
+            }
+        };
+        Thread runner = new Thread(() -> {
+            service.run();
+            interruptedAtEnd.add(Thread.currentThread().isInterrupted());
+        });
+        runner.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !interruptedAtEnd.isEmpty());
+        assertEquals(List.of(true), interruptedAtEnd);
+        assertEquals(1, calls.get());
+        assertEquals(0, service.errorCount(), "an interrupt is not an error");
+        assertTrue(service.isStopped());
+        assertNull(service.terminalError());
+    }
+
+    @Test
+    void aPeriodicServiceWaitsAfterARoundThatDidWork() {
+        ScriptedService periodic = new ScriptedService((s, e) -> { }, true, () -> 5);
+        periodic.start();
+        try {
+            await().atMost(Duration.ofSeconds(5)).until(() -> periodic.rounds.get() == 1);
+            // work done does not make a periodic service loop at once: it waits for its interval
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> periodic.rounds.get() == 1);
+        } finally {
+            periodic.shutdown();
+        }
     }
 }

@@ -12,6 +12,7 @@ import io.basalt.store.AppendMessageResult;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.spi.ReplicaWait;
+import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
 
 /**
@@ -25,6 +26,10 @@ import io.basalt.common.service.ServiceThread;
  * settles the covered puts itself when the lock is free (saving a thread hand-off on every
  * SYNC_MASTER put), otherwise it wakes the service thread, which also times out expired requests
  * every few milliseconds.
+ *
+ * <p>Durability-critical: its error policy is the store's fail-stop, since a replica wait that stopped
+ * settling would leave every SYNC_MASTER put waiting for its timeout. After a trip it keeps settling
+ * (puts already stored still get their answer); the store refuses new ones.
  */
 final class GroupTransferService extends ServiceThread implements ReplicaWait {
     private static final long DEADLINE_CHECK_MS = 5;
@@ -39,8 +44,8 @@ final class GroupTransferService extends ServiceThread implements ReplicaWait {
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
     private final ReentrantLock settleLock = new ReentrantLock();
 
-    GroupTransferService(HAService service, long slaveTimeoutMs, long haMaxGapNotInSync) {
-        super("GroupTransferService");
+    GroupTransferService(HAService service, long slaveTimeoutMs, long haMaxGapNotInSync, ErrorPolicy errorPolicy) {
+        super("GroupTransferService", errorPolicy);
         this.service = service;
         this.slaveTimeoutNs = TimeUnit.MILLISECONDS.toNanos(slaveTimeoutMs);
         this.haMaxGapNotInSync = haMaxGapNotInSync;

@@ -76,7 +76,7 @@ public final class HAService {
         this.config = config;
         this.syncMaster = syncMaster;
         this.groupTransfer = syncMaster ? new GroupTransferService(this, config.slaveTimeoutMs(),
-            config.haMaxGapNotInSync()) : null;
+            config.haMaxGapNotInSync(), store.durabilityErrorPolicy()) : null;
     }
 
     /**
@@ -176,6 +176,11 @@ public final class HAService {
     /** Non-null once a slave proved a newer master exists; the broker must then refuse writes. */
     public String fencedReason() {
         return fencedReason;
+    }
+
+    /** Unexpected errors of the SYNC_MASTER replica wait ({@code GroupTransferService}) so far; 0 without it. */
+    public long replicaWaitErrorCount() {
+        return groupTransfer == null ? 0 : groupTransfer.errorCount();
     }
 
     public boolean isFenced() {

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongBiFunction;
 
+import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * suspend timeout passes; then they are re-run once, without suspension, on the wake-up thread, and
  * answered. The service thread checks deadlines and queue heads every {@code checkIntervalMs} (RocketMQ's
  * PullRequestHoldService: 5 s, which a wake-up on arrival makes rarely matter).
+ *
+ * <p>Resilient ({@link ErrorPolicy#resilient()}): a held pull has its own deadline and a retry costs a
+ * consumer at most one suspend timeout, so an unexpected error is counted, logged and the next round
+ * goes on; it never stops the store.
  *
  * <p>On {@link #shutdown()} every held pull is answered at once, so that the remoting server's drain
  * does not wait for suspend timeouts.
@@ -52,7 +57,7 @@ public final class PullRequestHoldService extends ServiceThread {
      */
     public PullRequestHoldService(ToLongBiFunction<String, Integer> maxOffsetInQueue, LongSupplier clock,
         long checkIntervalMs) {
-        super("PullRequestHoldService");
+        super("PullRequestHoldService", ErrorPolicy.resilient());
         this.maxOffsetInQueue = maxOffsetInQueue;
         this.clock = clock;
         this.checkIntervalMs = checkIntervalMs;

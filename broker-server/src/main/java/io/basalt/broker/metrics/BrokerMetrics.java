@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -15,6 +16,7 @@ import io.basalt.broker.metrics.ConsumerLag.QueueLag;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.FlushObserver;
+import io.basalt.store.MessageStore;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -108,6 +110,21 @@ public final class BrokerMetrics implements TrafficObserver {
         gauge("basalt_commitlog_committed_offset_bytes", "CommitLog offset committed to the file (write buffer)",
             () -> log.committedOffset());
         gauge("basalt_disk_used_ratio", "Used fraction of the CommitLog's disk", this::diskUsedRatio);
+        MessageStore store = sources.store();
+        gauge("basalt_store_fail_stopped",
+            "1 once the store turned read-only after a write failure or a durability-critical service error",
+            () -> store.isFailStopped() ? 1 : 0);
+        CounterWithCallback.builder().name("basalt_service_errors")
+            .help("Unexpected errors of a service thread's rounds (a durability-critical one also fail-stops the store)")
+            .labelNames("service")
+            .callback(cb -> serviceErrors().forEach((service, n) -> cb.call(n, service))).register(registry);
+    }
+
+    /** Errors by service thread: the store's, then the broker's (long polling, HA). */
+    Map<String, Long> serviceErrors() {
+        Map<String, Long> all = new TreeMap<>(sources.store().serviceErrorCounts());
+        sources.serviceErrors().get().forEach((service, n) -> all.merge(service, n, Long::sum));
+        return all;
     }
 
     private void registerServingGauges() {

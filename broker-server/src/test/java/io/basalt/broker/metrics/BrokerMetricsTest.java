@@ -12,9 +12,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.common.service.ServiceThread;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.FlushDiskType;
@@ -36,6 +39,14 @@ class BrokerMetricsTest {
     private TopicConfigManager topics;
     private ConsumerOffsetManager offsets;
     private BrokerMetrics metrics;
+    private final AtomicBoolean queueLookupFails = new AtomicBoolean();
+    /** A real long-polling service whose queue lookup can be made to throw (an unexpected error). */
+    private final PullRequestHoldService pullHold = new PullRequestHoldService((topic, queueId) -> {
+        if (queueLookupFails.get()) {
+            throw new IllegalStateException("injected fault in the queue lookup");
+        }
+        return 0;
+    }, System::currentTimeMillis, 5);
 
     @BeforeEach
     void open() throws IOException {
@@ -49,12 +60,14 @@ class BrokerMetricsTest {
         offsets = ConsumerOffsetManager.open(root.resolve("config"));
         metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets, root, () -> 3, () -> 2,
             List.of(new MetricsSources.ExecutorSource("send", () -> 5, () -> 7)), () -> "ASYNC_MASTER",
-            () -> List.of(new SlaveStatus("10.0.0.2:40000", 1, "10.0.0.2:10911", 1000, 24, 1500))));
+            () -> List.of(new SlaveStatus("10.0.0.2:40000", 1, "10.0.0.2:10911", 1000, 24, 1500)),
+            () -> Map.of(pullHold.name(), pullHold.errorCount())));
         store.setFlushObserver(metrics.flushObserver());
     }
 
     @AfterEach
     void close() {
+        pullHold.shutdown();
         store.shutdown();
     }
 
@@ -112,6 +125,40 @@ class BrokerMetricsTest {
         assertTrue(disk > 0 && disk < 1, "disk ratio " + disk);
         assertTrue(text.contains("jvm_buffer_pool_used_buffers{pool=\"mapped\"}"), "mapped buffer count exposed");
         assertTrue(text.contains("jvm_buffer_pool_used_bytes{pool=\"direct\"}"), "direct memory exposed");
+    }
+
+    @Test
+    void serviceErrorsAreCountedPerServiceAndTheFailStopIsAFlag() throws Exception {
+        String before = scrape();
+        assertEquals(0, sample(before, "basalt_service_errors_total{service=\"PullRequestHoldService\"}"));
+        assertEquals(0, sample(before, "basalt_service_errors_total{service=\"FlushRealTimeService\"}"));
+        assertEquals(0, sample(before, "basalt_service_errors_total{service=\"ReputMessageService\"}"));
+        assertEquals(0, sample(before, "basalt_store_fail_stopped"));
+
+        // a resilient service: its errors are counted and the store stays writable
+        pullHold.start();
+        pullHold.suspend(new PullRequestHoldService.HeldPull("Orders", 0, 0, Long.MAX_VALUE, code -> true, () -> { }));
+        queueLookupFails.set(true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> pullHold.errorCount() >= 2);
+        String resilient = scrape();
+        assertTrue(sample(resilient, "basalt_service_errors_total{service=\"PullRequestHoldService\"}") >= 2);
+        assertEquals(0, sample(resilient, "basalt_store_fail_stopped"));
+        queueLookupFails.set(false);
+
+        // a durability-critical service outside the store (HA's replica wait) trips the store's fail-stop
+        ServiceThread replicaWait = new ServiceThread("GroupTransferService", store.durabilityErrorPolicy()) {
+            @Override
+            protected int doWork() {
+                return 0;
+            }
+
+            @Override
+            protected long idleWaitMs() {
+                return 1000;
+            }
+        };
+        store.durabilityErrorPolicy().onError(replicaWait, new IllegalStateException("injected fault"));
+        assertEquals(1, sample(scrape(), "basalt_store_fail_stopped"));
     }
 
     @Test

@@ -9,12 +9,10 @@ import io.basalt.store.spi.ReplicaWait;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
@@ -24,14 +22,13 @@ import org.slf4j.LoggerFactory;
 
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.spi.ReplicaAppend;
+import io.basalt.common.service.ServiceThread;
 import io.basalt.store.StoreConfig;
-import io.basalt.store.flush.CommitRealTimeService;
 import io.basalt.store.flush.FailStop;
-import io.basalt.store.flush.FlushDiskWatcher;
-import io.basalt.store.flush.FlushRealTimeService;
+import io.basalt.store.FlushObserver;
+import io.basalt.store.flush.FlushPolicy;
 import io.basalt.store.flush.FlushTarget;
 import io.basalt.store.flush.GroupCommitRequest;
-import io.basalt.store.flush.GroupCommitService;
 import io.basalt.store.mappedfile.AllocateMappedFileService;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.MappedFileQueue;
@@ -51,18 +48,27 @@ import io.basalt.store.recovery.StoreCheckpoint;
  * the last file (the allocator has created it ahead of need), assign the queue offset, encode the
  * record in place and advance the counter. Nothing in that section allocates, maps or forces. A
  * record that would not leave room for the END_OF_FILE marker writes the marker and goes to the next
- * file. After the lock the put registers its durability wait: none for ASYNC_FLUSH, a
- * {@link GroupCommitRequest} for SYNC_FLUSH (unless WAIT=false), plus the {@link ReplicaWait} hook.
- * The returned future completes once those are met; no caller thread ever waits for the disk.
+ * file. After the lock the put registers its durability wait with the {@link FlushPolicy} (none for
+ * ASYNC_FLUSH, a {@link GroupCommitRequest} for SYNC_FLUSH unless WAIT=false), plus the
+ * {@link ReplicaWait} hook. The returned future completes once those are met; no caller thread ever
+ * waits for the disk.
  *
- * <p><b>Fail-stop.</b> An {@link IOException} on commit or force trips the {@link FailStop}: waiting
- * futures fail, the flushed offset stays where force() left it, later puts get
- * SERVICE_NOT_AVAILABLE and the clean-shutdown marker is left in place.
+ * <p><b>Fail-stop.</b> An {@link IOException} on commit or force, or an unexpected error of a flush
+ * service, trips the {@link FailStop}: waiting futures fail, the flushed offset stays where force()
+ * left it, later puts get SERVICE_NOT_AVAILABLE and the clean-shutdown marker is left in place.
  *
- * <p><b>Lifecycle.</b> {@link #open} builds it, {@link #load()} maps and recovers the files and
- * creates the {@code abort} marker, {@link #start()} starts the services, {@link #shutdown()} stops
- * accepting, answers every waiting put, commits, flushes, writes the checkpoint, removes the marker
- * and unmaps. Puts, reads and offset queries are thread-safe.
+ * <p><b>The store's files.</b> The {@code checkpoint} and the {@code abort} marker describe the whole
+ * store, so inside a {@code MessageStore} the store owns them: it passes the checkpoint (the CommitLog
+ * records its recovery point there after each force and writes it every
+ * {@code flushCommitLogThoroughInterval} ms) and the fail-stop latch, and runs the shutdown order.
+ * Opened on its own ({@link #open(StoreConfig)}: tools, benchmarks, tests) the CommitLog owns both
+ * files and plays that part itself, as Aeron's Archive does with a client it created.
+ *
+ * <p><b>Lifecycle.</b> {@link #open} builds it, {@link #load()} maps and recovers the files,
+ * {@link #start()} starts the services. The store stops it in steps: {@link #stopAccepting()},
+ * {@link #flushAndStop()} (commits, forces, answers every waiting put), then {@link #unmap()};
+ * {@link #shutdown()} runs all three (and, when it owns them, writes the checkpoint and removes the
+ * marker between the last two). Puts, reads and offset queries are thread-safe.
  */
 public final class CommitLog {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLog.class);
@@ -70,20 +76,23 @@ public final class CommitLog {
 
     private enum State { NEW, LOADED, RUNNING, STOPPED }
 
+    /** Who plays the owner's part for the checkpoint and the abort marker. */
+    private enum RunFiles { OWNED, STORE_OWNED }
+
     private final StoreConfig config;
     private final MappedFileQueue files;
     private final AllocateMappedFileService allocator;
     private final TransientStorePool pool;
     private final StoreCheckpoint checkpoint;
     private final AbortMarker abortMarker;
+    private final RunFiles runFiles;
     private final LongSupplier clockMs;
     private final int fileSize;
     private final int maxMessageSize;
     private final long busyTimeoutMs;
-    private final boolean syncFlush;
     private final boolean writeBuffered;
 
-    private final FailStop failStop = new FailStop();
+    private final FailStop failStop;
     private final PutMessageLock putLock = new PutMessageLock();
     private final RecordAppender appender = new RecordAppender();
     private final QueueOffsetTable queueOffsets = new QueueOffsetTable();
@@ -91,70 +100,49 @@ public final class CommitLog {
     private volatile ReplicaWait replicaWait = ReplicaWait.NONE;
 
     private final FlushTarget flushTarget;
-    private final FlushRealTimeService flushRealTimeService;
-    private final GroupCommitService groupCommitService;
-    private final FlushDiskWatcher flushDiskWatcher;
-    private final CommitRealTimeService commitRealTimeService;
-    private final ExecutorService flushAckExecutor;
+    private final FlushPolicy flushPolicy;
 
     /** Flush thread only. */
     private long lastCheckpointFlushMs;
 
     /** Written under the put lock (and by lifecycle methods holding it); read by anyone. */
     private volatile State state = State.NEW;
+    /** Lifecycle thread: load() got through recovery (so a clean stop may remove the marker). */
+    private boolean loaded;
+    private boolean flushedAndStopped;
+    private boolean unmapped;
 
     /**
      * @param flushPath wraps the flush target the services use (identity in production; tests put a
      *                  hook there to hold force() back or make it fail)
      */
-    CommitLog(StoreConfig config, MappedFileQueue files, AllocateMappedFileService allocator, TransientStorePool pool,
-              StoreCheckpoint checkpoint, AbortMarker abortMarker, LongSupplier clockMs,
-              UnaryOperator<FlushTarget> flushPath) {
+    private CommitLog(StoreConfig config, MappedFileQueue files, AllocateMappedFileService allocator,
+                      TransientStorePool pool, StoreCheckpoint checkpoint, AbortMarker abortMarker, RunFiles runFiles,
+                      FailStop failStop, LongSupplier clockMs, UnaryOperator<FlushTarget> flushPath) {
         this.config = config;
         this.files = files;
         this.allocator = allocator;
         this.pool = pool;
         this.checkpoint = checkpoint;
         this.abortMarker = abortMarker;
+        this.runFiles = runFiles;
+        this.failStop = failStop;
         this.clockMs = clockMs;
         this.fileSize = config.mappedFileSizeCommitLog();
         this.maxMessageSize = config.maxMessageSize();
         this.busyTimeoutMs = config.osPageCacheBusyTimeOutMills();
-        this.syncFlush = config.flushDiskType() == FlushDiskType.SYNC_FLUSH;
         this.writeBuffered = pool != null;
         this.flushTarget = flushPath.apply(new CommitLogFlushTarget(files, writeBuffered, this::notifyAppended,
             this::onFlushed));
-        if (syncFlush) {
-            this.flushRealTimeService = null;
-            this.flushDiskWatcher = new FlushDiskWatcher(System::nanoTime);
-            this.flushAckExecutor = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "FlushAckThread");
-                t.setDaemon(true);
-                return t;
-            });
-            this.groupCommitService = new GroupCommitService(flushTarget, failStop, flushDiskWatcher, flushAckExecutor);
-            // Under SYNC_FLUSH the group commit also commits the write buffer: a sync put never
-            // waits for the commit interval, and the committed position has a single writer.
-            this.commitRealTimeService = null;
-        } else {
-            this.groupCommitService = null;
-            this.flushDiskWatcher = null;
-            this.flushAckExecutor = null;
-            this.flushRealTimeService = new FlushRealTimeService(flushTarget, failStop, config.flushIntervalCommitLog(),
-                config.flushCommitLogLeastPages(), config.flushCommitLogThoroughInterval(),
-                config.flushCommitLogTimed(), clockMs);
-            this.commitRealTimeService = writeBuffered
-                ? new CommitRealTimeService(flushTarget, failStop, config.commitIntervalCommitLog(),
-                    config.commitCommitLogLeastPages(), config.commitCommitLogThoroughInterval(), clockMs,
-                    flushRealTimeService::wakeupForData)
-                : null;
-        }
+        this.flushPolicy = FlushPolicy.create(config, flushTarget, failStop, clockMs, writeBuffered, files::maxOffset);
     }
 
     /**
-     * Builds a CommitLog for {@code config}: its file queue in {@code storePathCommitLog}, the
-     * allocator, the transient store pool when enabled, the checkpoint and abort marker in
-     * {@code storePathRootDir}. Nothing is mapped until {@link #load()}.
+     * Builds a CommitLog that runs on its own for {@code config}: its file queue in
+     * {@code storePathCommitLog}, the allocator, the transient store pool when enabled, and the
+     * checkpoint and abort marker in {@code storePathRootDir}, which it owns: {@link #load()} creates
+     * the marker, a clean {@link #shutdown()} writes the checkpoint and removes it. Nothing is mapped
+     * until {@link #load()}.
      */
     public static CommitLog open(StoreConfig config) throws IOException {
         return open(config, System::currentTimeMillis, UnaryOperator.identity());
@@ -162,6 +150,28 @@ public final class CommitLog {
 
     static CommitLog open(StoreConfig config, LongSupplier clockMs, UnaryOperator<FlushTarget> flushPath)
         throws IOException {
+        StoreCheckpoint checkpoint = StoreCheckpoint.open(config.rootDir().resolve(StoreCheckpoint.FILE_NAME));
+        return build(config, checkpoint, AbortMarker.in(config.rootDir()), RunFiles.OWNED, new FailStop(), clockMs,
+            flushPath);
+    }
+
+    /**
+     * Builds the CommitLog of a store that owns the {@code checkpoint}, the {@code abortMarker} and the
+     * {@code failStop} latch: this log records its recovery point in the checkpoint and trips the latch,
+     * but never creates or removes the marker nor closes the checkpoint.
+     *
+     * @param flushPath wraps the flush target the flush services use: identity in production; tests
+     *                  put a hook there to hold force() back or make it fail
+     */
+    public static CommitLog openForStore(StoreConfig config, StoreCheckpoint checkpoint, AbortMarker abortMarker,
+                                         FailStop failStop, UnaryOperator<FlushTarget> flushPath) throws IOException {
+        return build(config, checkpoint, abortMarker, RunFiles.STORE_OWNED, failStop, System::currentTimeMillis,
+            flushPath);
+    }
+
+    private static CommitLog build(StoreConfig config, StoreCheckpoint checkpoint, AbortMarker abortMarker,
+                                   RunFiles runFiles, FailStop failStop, LongSupplier clockMs,
+                                   UnaryOperator<FlushTarget> flushPath) throws IOException {
         TransientStorePool pool = config.transientStorePoolEnable()
             ? new TransientStorePool(config.transientStorePoolSize(), config.mappedFileSizeCommitLog())
             : null;
@@ -169,9 +179,8 @@ public final class CommitLog {
             config.warmMapedFileEnable(), config.flushLeastPagesWhenWarmMapedFile(), pool);
         MappedFileQueue files = new MappedFileQueue(config.commitLogDir(), config.mappedFileSizeCommitLog(), allocator,
             MappedFile.Allocation.forFlushDiskType(config.flushDiskType()));
-        StoreCheckpoint checkpoint = StoreCheckpoint.open(config.rootDir().resolve(StoreCheckpoint.FILE_NAME));
-        AbortMarker abortMarker = AbortMarker.in(config.rootDir());
-        return new CommitLog(config, files, allocator, pool, checkpoint, abortMarker, clockMs, flushPath);
+        return new CommitLog(config, files, allocator, pool, checkpoint, abortMarker, runFiles, failStop, clockMs,
+            flushPath);
     }
 
     // ---- lifecycle --------------------------------------------------------------------------------
@@ -185,7 +194,8 @@ public final class CommitLog {
      * Maps the files and recovers the log: after a clean shutdown the last files are checked; after a
      * crash (the {@code abort} marker is still there) every record from the checkpoint's recovery
      * point is verified and passed to {@code onRecoveredRecord} (the consume-queue rebuild). Everything
-     * after the last valid record is cut. Then creates the {@code abort} marker.
+     * after the last valid record is cut. Then, if it owns the marker, creates the {@code abort} marker
+     * (a store creates its own once the queues are recovered too).
      */
     public synchronized void load(Consumer<RecordCheck> onRecoveredRecord) throws IOException {
         if (state != State.NEW) {
@@ -196,7 +206,10 @@ public final class CommitLog {
         RecoveryResult recovered = new CommitLogRecovery(checkpoint, config.checkCRCOnRecover(), maxMessageSize)
             .recover(files, crashed, onRecoveredRecord);
         LOG.info("CommitLog loaded {} files, max offset {}", files.files().size(), recovered.maxOffset());
-        abortMarker.create();
+        if (runFiles == RunFiles.OWNED) {
+            abortMarker.create();
+        }
+        loaded = true;
         state = State.LOADED;
     }
 
@@ -215,31 +228,41 @@ public final class CommitLog {
             // Not fatal here: the first put asks again and answers CREATE_MAPPED_FILE_FAILED if it still fails.
             LOG.warn("could not create the next CommitLog file in {} at start: {}", files.dir(), e.toString());
         }
-        if (syncFlush) {
-            flushDiskWatcher.start();
-            groupCommitService.start();
-        } else {
-            flushRealTimeService.start();
-            if (commitRealTimeService != null) {
-                commitRealTimeService.start();
-            }
-        }
+        flushPolicy.start();
         state = State.RUNNING;
     }
 
     /**
-     * Clean shutdown: stops accepting puts, commits and forces everything, answers every waiting put,
-     * writes the checkpoint, removes the {@code abort} marker (only if no write failed) and unmaps.
-     * Idempotent.
+     * Clean shutdown of a CommitLog: {@link #stopAccepting()}, {@link #flushAndStop()}, then, when it
+     * owns them, writes the checkpoint and removes the {@code abort} marker (only if load() recovered
+     * the log and no write failed), and {@link #unmap()}. A store runs these steps itself, with its
+     * queues' between them. Idempotent.
      */
     public synchronized void shutdown() {
+        stopAccepting();
+        flushAndStop();
+        if (runFiles == RunFiles.OWNED && !unmapped) {
+            // Only a load() that got through recovery created the abort marker; one a crash left behind
+            // must survive a shutdown of a log that never loaded.
+            if (loaded && !failStop.failed()) {
+                try {
+                    checkpoint.flush();
+                    abortMarker.delete();
+                } catch (IOException e) {
+                    LOG.error("CommitLog shutdown could not write the checkpoint or remove the abort marker in {}: {}",
+                        config.storePathRootDir(), e.toString());
+                }
+            }
+            checkpoint.close();
+        }
+        unmap();
+    }
+
+    /** Refuses every later put and replicated append; those already appended go on to their answer. */
+    public void stopAccepting() {
         if (state == State.STOPPED) {
             return;
         }
-        boolean started = state == State.RUNNING;
-        // Only a load() that got through recovery created the abort marker; one a crash left behind
-        // must survive a shutdown of a store that never loaded.
-        boolean ownsAbortMarker = state == State.LOADED || started;
         if (!putLock.tryLock(Long.MAX_VALUE, clockMs)) {
             throw new IllegalStateException("interrupted while stopping puts");
         }
@@ -248,34 +271,34 @@ public final class CommitLog {
         } finally {
             putLock.unlock();
         }
-        if (started) {
-            if (commitRealTimeService != null) {
-                commitRealTimeService.shutdown();
-            }
-            if (flushRealTimeService != null) {
-                flushRealTimeService.shutdown();
-            }
-            if (groupCommitService != null) {
-                groupCommitService.shutdown();
-                flushDiskWatcher.shutdown();
-                flushAckExecutor.shutdown();
-                awaitAcks();
-            }
-        } else if (flushAckExecutor != null) {
-            flushAckExecutor.shutdownNow();
+    }
+
+    /**
+     * After {@link #stopAccepting()}: the flush policy commits and forces everything appended and
+     * answers every waiting put, then its threads and the allocator stop. Idempotent.
+     */
+    public synchronized void flushAndStop() {
+        if (state != State.STOPPED) {
+            throw new IllegalStateException("stopAccepting() first, state " + state);
         }
+        if (flushedAndStopped) {
+            return;
+        }
+        flushedAndStopped = true;
+        flushPolicy.shutdown();
         allocator.shutdown();
-        if (ownsAbortMarker && !failStop.failed()) {
-            try {
-                checkpoint.flush();
-                abortMarker.delete();
-            } catch (IOException e) {
-                LOG.error("CommitLog shutdown could not write the checkpoint or remove the abort marker in {}: {}",
-                    config.storePathRootDir(), e.toString());
-            }
+        LOG.info("CommitLog stopped at max offset {}, flushed {}", maxOffset(), flushedOffset());
+    }
+
+    /** The last step: unmaps the files and frees the transient store pool. Idempotent. */
+    public synchronized void unmap() {
+        if (unmapped) {
+            return;
         }
-        checkpoint.close();
-        LOG.info("CommitLog shutting down at max offset {}, flushed {}", maxOffset(), flushedOffset());
+        if (!flushedAndStopped) {
+            throw new IllegalStateException("flushAndStop() first");
+        }
+        unmapped = true;
         files.shutdown();
         if (pool != null) {
             pool.destroy();
@@ -301,16 +324,6 @@ public final class CommitLog {
                 // The log itself is durable; only a later crash recovery would scan further back.
                 LOG.warn("could not write the checkpoint {}: {}", checkpoint.file(), e.toString());
             }
-        }
-    }
-
-    private void awaitAcks() {
-        try {
-            if (!flushAckExecutor.awaitTermination(config.syncFlushTimeout(), TimeUnit.MILLISECONDS)) {
-                LOG.warn("FlushAckThread did not finish within {} ms", config.syncFlushTimeout());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
@@ -432,32 +445,23 @@ public final class CommitLog {
     }
 
     private void afterAppend() {
-        if (writeBuffered) {
-            if (commitRealTimeService != null && config.wakeCommitWhenPutMessage()) {
-                commitRealTimeService.wakeupForData();
-            }
-        } else {
+        if (!writeBuffered) {
+            // with a write buffer, readers are told after the commit (CommitLogFlushTarget)
             notifyAppended();
-            if (flushRealTimeService != null) {
-                flushRealTimeService.wakeupForData();
-            }
         }
+        flushPolicy.afterAppend();
     }
 
     private CompletableFuture<PutMessageResult> awaitDurability(BrokerMessage msg, AppendMessageResult result) {
         ReplicaWait replica = replicaWait;
         CompletableFuture<PutMessageStatus> flushed;
-        if (syncFlush && msg.waitStoreMsgOk()) {
-            GroupCommitRequest request = new GroupCommitRequest(result.nextOffset(),
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.syncFlushTimeout()));
-            groupCommitService.submit(request);
-            flushed = request.future().thenApply(outcome -> outcome == GroupCommitRequest.Outcome.FLUSHED
+        CompletableFuture<GroupCommitRequest.Outcome> diskWait = flushPolicy.await(result.nextOffset(),
+            msg.waitStoreMsgOk());
+        if (diskWait != null) {
+            flushed = diskWait.thenApply(outcome -> outcome == GroupCommitRequest.Outcome.FLUSHED
                 ? PutMessageStatus.PUT_OK
                 : PutMessageStatus.FLUSH_DISK_TIMEOUT);
         } else {
-            if (syncFlush) {
-                groupCommitService.wakeup();
-            }
             if (replica == ReplicaWait.NONE) {
                 return CompletableFuture.completedFuture(new PutMessageResult(PutMessageStatus.PUT_OK, result));
             }
@@ -566,21 +570,17 @@ public final class CommitLog {
     }
 
     /**
-     * The store's checkpoint, opened by {@link #open}. The store facade updates its ConsumeQueue and
-     * index fields through this instance (one writer object per file); the CommitLog writes it after
-     * flushes and at shutdown.
+     * The store's checkpoint (one object per file): the CommitLog sets the recovery point after each
+     * force and writes it every {@code flushCommitLogThoroughInterval} ms; the queue flusher sets its
+     * timestamps; the owner writes it last at shutdown.
      */
     public StoreCheckpoint checkpoint() {
         return checkpoint;
     }
 
     /** Tells {@code observer} of each force of this log (flush latency and group size metrics). */
-    public void setFlushObserver(io.basalt.store.FlushObserver observer) {
-        if (groupCommitService != null) {
-            groupCommitService.setObserver(observer);
-        } else {
-            flushRealTimeService.setObserver(observer);
-        }
+    public void setFlushObserver(FlushObserver observer) {
+        flushPolicy.setObserver(observer);
     }
 
     /** The per-queue offset counters (set from the consume queues at startup). */
@@ -667,13 +667,28 @@ public final class CommitLog {
 
     /** SYNC_FLUSH: force() rounds of the group commit so far (0 under ASYNC_FLUSH); a metric. */
     public long groupCommitForces() {
-        return groupCommitService == null ? 0 : groupCommitService.forceCount();
+        return flushPolicy.forceCount();
     }
 
     /** SYNC_FLUSH: waiting puts completed by the group commit so far; with {@link #groupCommitForces()}
      *  it gives the average group size. */
     public long groupCommitRequests() {
-        return groupCommitService == null ? 0 : groupCommitService.flushedRequestCount();
+        return flushPolicy.flushedRequestCount();
+    }
+
+    /**
+     * How far the dispatcher may read while the store runs: the flushed offset under SYNC_FLUSH, the
+     * readable end under ASYNC_FLUSH (see {@link FlushPolicy#dispatchLimit()}).
+     */
+    public long dispatchLimit() {
+        return flushPolicy.dispatchLimit();
+    }
+
+    /** The CommitLog's service threads: the flush policy's and the file allocator (error metrics). */
+    public List<ServiceThread> services() {
+        List<ServiceThread> all = new ArrayList<>(flushPolicy.services());
+        all.add(allocator);
+        return List.copyOf(all);
     }
 
     PutMessageLock putLock() {

@@ -25,7 +25,9 @@ import io.basalt.common.service.ServiceThread;
  * delay the next force. A request not covered within its deadline is completed
  * {@link GroupCommitRequest.Outcome#TIMED_OUT} by the {@link FlushDiskWatcher}, even while force()
  * is stuck. An {@link IOException} from commit or force trips the {@link FailStop}: every waiting
- * future then fails and no later force is attempted.
+ * future then fails and no later force is attempted. The FailStop is also its error policy: an
+ * unexpected exception of a round trips it, and the next round (after the back-off) fails every
+ * waiting future instead of forcing.
  *
  * <p>With a transient store pool this service is also the only committer (no CommitRealTimeService
  * runs under SYNC_FLUSH), so a sync put never waits for the commit interval.
@@ -53,7 +55,7 @@ public final class GroupCommitService extends ServiceThread {
 
     public GroupCommitService(FlushTarget target, FailStop failStop, FlushDiskWatcher watcher,
                               Executor completionExecutor) {
-        super("GroupCommitService");
+        super("GroupCommitService", failStop);
         this.target = target;
         this.failStop = failStop;
         this.watcher = watcher;

@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.basalt.store.FlushDiskType;
+import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
 
 /**
@@ -24,7 +25,9 @@ import io.basalt.common.service.ServiceThread;
  *
  * <p>Requests are keyed by path: asking again for a file already requested waits for the same one.
  * A failure (a full disk, say) is logged on this thread and fails that request; the next ask
- * retries. Callers: the CommitLog writer; the service runs on its own thread.
+ * retries. Resilient ({@link ErrorPolicy#resilient()}): an unexpected error of a round is counted and
+ * logged and the next round goes on, since every waiting writer has its own timeout and retries.
+ * Callers: the CommitLog writer; the service runs on its own thread.
  */
 public final class AllocateMappedFileService extends ServiceThread {
     private static final Logger LOG = LoggerFactory.getLogger(AllocateMappedFileService.class);
@@ -55,7 +58,7 @@ public final class AllocateMappedFileService extends ServiceThread {
     AllocateMappedFileService(FlushDiskType flushDiskType, boolean warmMappedFileEnable,
                               int flushLeastPagesWhenWarmMappedFile, TransientStorePool transientStorePoolOrNull,
                               long waitTimeoutMs) {
-        super("AllocateMappedFileService");
+        super("AllocateMappedFileService", ErrorPolicy.resilient());
         this.flushDiskType = flushDiskType;
         this.warmMappedFileEnable = warmMappedFileEnable;
         this.flushLeastPagesWhenWarmMappedFile = flushLeastPagesWhenWarmMappedFile;

@@ -5,23 +5,21 @@ import java.util.function.LongSupplier;
 
 import io.basalt.store.index.IndexService;
 import io.basalt.store.recovery.StoreCheckpoint;
+import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Forces the ConsumeQueue and index files every {@code flushIntervalConsumeQueue} ms (RocketMQ's
  * FlushConsumeQueueService), and once more at shutdown. They are caches of the CommitLog, so a lost
- * tail is rebuilt by recovery; flushing bounds how much must be rebuilt after a power loss. After
- * each flush it records in the checkpoint what the flush made durable, as RocketMQ does:
+ * tail is rebuilt by recovery; flushing bounds how much must be rebuilt after a power loss, which is
+ * why it is resilient ({@link ErrorPolicy#resilient()}): a failed round is counted, logged and retried,
+ * and never stops the store. The last flush at shutdown is the store's own step
+ * ({@link #flushAndRecord()}), so that its failure keeps the abort marker. After each flush it records in the checkpoint what the flush made durable, as RocketMQ does:
  * {@code logicsMsgTimestamp} (store time of the last record whose entry was committed before the
  * flush) and {@code indexMsgTimestamp} (end time of the newest full, flushed index file). The
- * CommitLog writes the checkpoint file.
+ * CommitLog writes the checkpoint file while running, the store at shutdown.
  */
 public final class FlushConsumeQueueService extends ServiceThread {
-    private static final Logger LOG = LoggerFactory.getLogger(FlushConsumeQueueService.class);
-
     private final ConsumeQueueStore queues;
     private final IndexService index;
     private final long intervalMs;
@@ -35,7 +33,7 @@ public final class FlushConsumeQueueService extends ServiceThread {
      */
     public FlushConsumeQueueService(ConsumeQueueStore queues, IndexService index, long intervalMs,
                                     StoreCheckpoint checkpoint, LongSupplier committedStoreTimestamp) {
-        super("FlushConsumeQueueService");
+        super("FlushConsumeQueueService", ErrorPolicy.resilient());
         this.queues = queues;
         this.index = index;
         this.intervalMs = intervalMs;
@@ -43,29 +41,33 @@ public final class FlushConsumeQueueService extends ServiceThread {
         this.committedStoreTimestamp = committedStoreTimestamp;
     }
 
+    /** One flush round; a failure goes to the error policy (counted, logged, retried). */
     @Override
-    public int doWork() {
+    public int doWork() throws IOException {
+        flushAndRecord();
+        return 1;
+    }
+
+    /**
+     * Forces the queues and the index, then records in the checkpoint what that made durable. The
+     * store calls it once more at shutdown, after this thread stopped, and sees its failure.
+     */
+    public void flushAndRecord() throws IOException {
         // read before flushing: everything these values cover is then written by the flush
         long logicsTimestamp = committedStoreTimestamp.getAsLong();
         long indexTimestamp = index == null ? 0 : index.lastFullFileEndTimestamp();
-        try {
-            queues.flush();
-            if (index != null) {
-                index.flush();
-            }
-            if (checkpoint != null) {
-                if (logicsTimestamp > 0) {
-                    checkpoint.logicsMsgTimestamp(logicsTimestamp);
-                }
-                if (indexTimestamp > 0) {
-                    checkpoint.indexMsgTimestamp(indexTimestamp);
-                }
-            }
-        } catch (IOException e) {
-            // The CommitLog stays the source of truth; recovery rebuilds what did not reach the disk.
-            LOG.error("Flushing consume queues or index failed: {}", e.toString());
+        queues.flush();
+        if (index != null) {
+            index.flush();
         }
-        return 0;
+        if (checkpoint != null) {
+            if (logicsTimestamp > 0) {
+                checkpoint.logicsMsgTimestamp(logicsTimestamp);
+            }
+            if (indexTimestamp > 0) {
+                checkpoint.indexMsgTimestamp(indexTimestamp);
+            }
+        }
     }
 
     @Override
@@ -73,8 +75,9 @@ public final class FlushConsumeQueueService extends ServiceThread {
         return intervalMs;
     }
 
+    /** One flush per interval. */
     @Override
-    protected void onShutdown() {
-        doWork();
+    protected boolean waitsAfterEveryRound() {
+        return true;
     }
 }

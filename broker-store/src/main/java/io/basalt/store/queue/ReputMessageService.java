@@ -10,6 +10,7 @@ import java.util.List;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.index.IndexService;
+import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
 
 import org.slf4j.Logger;
@@ -36,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * ConsumeQueue file after power loss), the dispatcher rewinds to the end of that queue's last entry
  * and re-dispatches from there (other queues skip what they already hold). Only if those records are
  * no longer in the CommitLog are the missing entries filled with placeholders.
+ *
+ * <p><b>Durability-critical.</b> An unexpected error of a round (a bug, not a bad record) also stops
+ * dispatch with an alarm and goes to the error policy the store gives it, its fail-stop: the store
+ * turns read-only at once rather than acknowledging puts that consumers would never see.
  *
  * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread). The
  * MessageStore wakes it ({@link #wakeup()}) after every append (after every commit with a transient
@@ -67,10 +72,12 @@ public final class ReputMessageService extends ServiceThread {
     /**
      * @param index    null when message indexing is off
      * @param listener null when nobody waits for arrivals
+     * @param errorPolicy what an unexpected error does besides stopping dispatch (the store's fail-stop)
      */
     public ReputMessageService(DispatchSource source, ConsumeQueueStore consumeQueues, IndexService index,
-                               MessageArrivingListener listener, long reputFromOffset, long idleWaitMs) {
-        super("ReputMessageService");
+                               MessageArrivingListener listener, long reputFromOffset, long idleWaitMs,
+                               ErrorPolicy errorPolicy) {
+        super("ReputMessageService", errorPolicy);
         this.source = source;
         this.consumeQueues = consumeQueues;
         this.index = index;
@@ -111,13 +118,24 @@ public final class ReputMessageService extends ServiceThread {
     /**
      * Dispatches what is dispatchable now, up to a bound per round, then commits the queues' new
      * entries, publishes the new reput offset and tells the arrival listener. Returns the records
-     * dispatched.
+     * dispatched. An unexpected exception sets the alarm (nothing after the cursor is dispatched) and
+     * is rethrown for the error policy.
      */
     @Override
     public int doWork() {
         if (alarm != null) {
             return 0;
         }
+        try {
+            return dispatchRound();
+        } catch (RuntimeException e) {
+            stop(cursor, "unexpected " + e);
+            arrived.clear();
+            throw e;
+        }
+    }
+
+    private int dispatchRound() {
         int dispatched = 0;
         while (dispatched < MAX_RECORDS_PER_ROUND && alarm == null) {
             long limit = source.dispatchLimit();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
+import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
 
 import org.slf4j.Logger;
@@ -14,6 +15,9 @@ import org.slf4j.LoggerFactory;
  * deleting files, pain point #10) and keeps the "disk full" flag that makes puts fail fast. The flag
  * sets above diskSpaceWarningLevelRatio and clears by itself once usage falls to
  * diskSpaceCleanForciblyRatio; each change is logged once with the path, the usage and the threshold.
+ *
+ * <p>Resilient ({@link ErrorPolicy#resilient()}): a round that fails unexpectedly is counted and logged,
+ * and the flag keeps its last value until a later round samples again.
  *
  * <p>Threads: {@link #doWork()} on the monitor thread (or a test); the getters from any thread.
  */
@@ -29,18 +33,19 @@ public final class DiskSpaceMonitor extends ServiceThread {
     private volatile String fullReason = "";
 
     public DiskSpaceMonitor(List<Path> dirs, DiskUsageSource usage, RetentionPolicy policy, long intervalMs) {
-        super("DiskSpaceMonitor");
+        super("DiskSpaceMonitor", ErrorPolicy.resilient());
         this.dirs = List.copyOf(dirs);
         this.usage = usage;
         this.policy = policy;
         this.intervalMs = intervalMs;
     }
 
-    /** Samples every directory once and updates the flag. */
+    /** Samples every directory once and updates the flag; returns the directories sampled. */
     @Override
     public int doWork() {
         double max = 0;
         Path fullest = dirs.get(0);
+        int sampled = 0;
         for (Path dir : dirs) {
             double ratio;
             try {
@@ -49,6 +54,7 @@ public final class DiskSpaceMonitor extends ServiceThread {
                 LOG.warn("Cannot read disk usage of {}: {}", dir, e.toString());
                 continue;
             }
+            sampled++;
             if (ratio > max) {
                 max = ratio;
                 fullest = dir;
@@ -67,12 +73,18 @@ public final class DiskSpaceMonitor extends ServiceThread {
             }
             diskFull = full;
         }
-        return 0;
+        return sampled;
     }
 
     @Override
     protected long idleWaitMs() {
         return intervalMs;
+    }
+
+    /** One sample per interval. */
+    @Override
+    protected boolean waitsAfterEveryRound() {
+        return true;
     }
 
     public boolean isDiskFull() {

@@ -13,7 +13,7 @@ class CommitRealTimeServiceTest {
     private final FailStop failStop = new FailStop();
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private final AtomicInteger committedCallbacks = new AtomicInteger();
-    private final CommitRealTimeService service = new CommitRealTimeService(target, failStop, 200, 4, 200,
+    private final PeriodicWriteOutService service = PeriodicWriteOutService.committer(target, failStop, 200, 4, 200,
         clock::get, committedCallbacks::incrementAndGet);
 
     @Test

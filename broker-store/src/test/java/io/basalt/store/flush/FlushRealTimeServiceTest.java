@@ -17,13 +17,13 @@ class FlushRealTimeServiceTest {
     private final FailStop failStop = new FailStop();
     private final AtomicLong clock = new AtomicLong(1_000_000);
 
-    private FlushRealTimeService service() {
-        return new FlushRealTimeService(target, failStop, 500, 4, 10_000, true, clock::get);
+    private PeriodicWriteOutService service() {
+        return PeriodicWriteOutService.flusher(target, failStop, 500, 4, 10_000, true, clock::get);
     }
 
     @Test
     void forcesOnlyWhenEnoughPagesAreDirtyUntilTheThoroughInterval() {
-        FlushRealTimeService service = service();
+        PeriodicWriteOutService service = service();
         target.append(3 * 4096);
         service.doWork();
         assertEquals(0, target.flushed, "3 dirty pages are below flushCommitLogLeastPages=4");
@@ -44,7 +44,7 @@ class FlushRealTimeServiceTest {
 
     @Test
     void observerHearsOnlyOfForcesThatWroteSomething() {
-        FlushRealTimeService service = service();
+        PeriodicWriteOutService service = service();
         List<Long> durations = new ArrayList<>();
         service.setObserver((durationNanos, groupSize) -> durations.add(durationNanos));
         target.append(3 * 4096);
@@ -59,7 +59,7 @@ class FlushRealTimeServiceTest {
     @Test
     void inWakeupModeNewDataWakesTheFlusherBeforeItsInterval() {
         // An hour-long interval: only the wakeup can explain a flush within the test.
-        FlushRealTimeService service = new FlushRealTimeService(target, failStop, 3_600_000, 1, 3_600_000, false,
+        PeriodicWriteOutService service = PeriodicWriteOutService.flusher(target, failStop, 3_600_000, 1, 3_600_000, false,
             clock::get);
         service.start();
         try {
@@ -74,7 +74,7 @@ class FlushRealTimeServiceTest {
 
     @Test
     void shutdownForcesEverything() {
-        FlushRealTimeService service = service();
+        PeriodicWriteOutService service = service();
         service.start();
         target.append(10);
         service.shutdown();
@@ -83,7 +83,7 @@ class FlushRealTimeServiceTest {
 
     @Test
     void ioExceptionTripsFailStopAndStopsForcing() {
-        FlushRealTimeService service = service();
+        PeriodicWriteOutService service = service();
         target.forceFailure = new IOException("EIO");
         target.append(8 * 4096);
         service.doWork();

@@ -28,7 +28,7 @@ class GroupCommitServiceTest {
 
     private final FakeFlushTarget target = new FakeFlushTarget();
     private final FailStop failStop = new FailStop();
-    private final FlushDiskWatcher watcher = new FlushDiskWatcher(System::nanoTime);
+    private final FlushDiskWatcher watcher = new FlushDiskWatcher(System::nanoTime, failStop);
     private final GroupCommitService service = new GroupCommitService(target, failStop, watcher, Runnable::run);
 
     @AfterEach

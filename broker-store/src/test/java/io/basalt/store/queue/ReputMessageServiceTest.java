@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.basalt.store.flush.FailStop;
 import io.basalt.store.index.IndexService;
 
 import io.basalt.store.mappedfile.LeakCheck;
@@ -44,7 +45,8 @@ class ReputMessageServiceTest extends LeakCheck {
     private ReputMessageService reput(long from) {
         // an arrival is told only once the entry is readable (long polling must not miss it)
         return new ReputMessageService(log, queues, index,
-                (t, q, o, tags, time) -> arrived.add(queues.find(t, q).maxOffset() > o ? o : -1), from, 1000);
+                (t, q, o, tags, time) -> arrived.add(queues.find(t, q).maxOffset() > o ? o : -1), from, 1000,
+                new FailStop());
     }
 
     @Test
@@ -133,7 +135,7 @@ class ReputMessageServiceTest extends LeakCheck {
 
     @Test
     void theServiceThreadDispatchesPromptlyWhenWokenAfterAnAppend() {
-        ReputMessageService reput = new ReputMessageService(log, queues, index, null, 0, 60_000);
+        ReputMessageService reput = new ReputMessageService(log, queues, index, null, 0, 60_000, new FailStop());
         reput.start();
         try {
             reput.wakeup();
