@@ -1,5 +1,6 @@
 package io.basalt.store;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -8,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.basalt.common.io.Closeables;
 import io.basalt.store.commitlog.BrokerMessage;
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.commitlog.MessageProperties;
@@ -129,14 +131,7 @@ public final class MessageStore implements AutoCloseable {
             }
             return new MessageStore(config, options, CommitLog.open(config), queues, index);
         } catch (IOException | RuntimeException e) {
-            try {
-                queues.close();
-                if (index != null) {
-                    index.close();
-                }
-            } catch (IOException closeError) {
-                e.addSuppressed(closeError);
-            }
+            Closeables.closeAllAfter(e, Arrays.asList(queues, index), Closeable::close);
             throw e;
         }
     }

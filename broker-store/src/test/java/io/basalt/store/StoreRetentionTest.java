@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.PutMessageStatus;
 import io.basalt.store.mappedfile.MappedFile;
+import io.basalt.store.mappedfile.StoreFiles;
 
 import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
@@ -130,7 +131,7 @@ class StoreRetentionTest extends LeakCheck {
 
     @Test
     void aHeldSliceSurvivesDeletionOfItsFileUntilReleased() throws IOException {
-        Path firstFile = root.resolve("commitlog").resolve(MappedFile.fileName(0));
+        Path firstFile = root.resolve("commitlog").resolve(StoreFiles.fileName(0));
         GetMessageResult held = store.getMessage("g", "T", 0, 0, 1, null);
         assertEquals(GetMessageStatus.FOUND, held.status());
         sampleDisk(0.86);

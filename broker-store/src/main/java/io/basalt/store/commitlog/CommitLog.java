@@ -15,6 +15,7 @@ import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.flush.CommitRealTimeService;
@@ -119,11 +120,7 @@ public final class CommitLog {
         if (syncFlush) {
             this.flushRealTimeService = null;
             this.flushDiskWatcher = new FlushDiskWatcher(System::nanoTime);
-            this.flushAckExecutor = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "FlushAckThread");
-                t.setDaemon(true);
-                return t;
-            });
+            this.flushAckExecutor = Executors.newSingleThreadExecutor(DaemonThreads.named("FlushAckThread"));
             this.groupCommitService = new GroupCommitService(flushTarget, failStop, flushDiskWatcher, flushAckExecutor);
             // Under SYNC_FLUSH the group commit also commits the write buffer: a sync put never
             // waits for the commit interval, and the committed position has a single writer.

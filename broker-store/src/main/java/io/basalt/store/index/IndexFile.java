@@ -8,10 +8,10 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 
+import io.basalt.store.mappedfile.StoreFiles;
 import io.basalt.store.mappedfile.Unmapper;
 
 /**
@@ -343,8 +343,6 @@ final class IndexFile {
     synchronized void delete() throws IOException {
         unmap();
         channel.close();
-        Path renamed = path.resolveSibling(path.getFileName() + ".delete");
-        Files.move(path, renamed, StandardCopyOption.ATOMIC_MOVE);
-        Files.delete(renamed);
+        StoreFiles.delete(path);
     }
 }

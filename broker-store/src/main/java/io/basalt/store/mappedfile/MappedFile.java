@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
+import io.basalt.common.io.Directories;
 import io.basalt.store.FlushDiskType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,9 +57,7 @@ public final class MappedFile {
     public static final int OS_PAGE_SIZE = 4096;
     /** The largest page-cache folio seen on the reference machine (PMD size). */
     private static final int LARGEST_FOLIO = 2 << 20;
-    static final String DELETE_SUFFIX = ".delete";
     static final String ALLOCATING_SUFFIX = ".alloc";
-    private static final int FILE_NAME_LENGTH = 20;
     private static final int ENOSPC = 28;
     private static final AtomicInteger LIVE_MAPPINGS = new AtomicInteger();
     /** Where warm() leaves what it read, so the page-touching reads cannot be optimised away. */
@@ -157,7 +156,7 @@ public final class MappedFile {
             throw new IllegalArgumentException("write buffer of " + writeBufferOrNull.capacity()
                 + " bytes is smaller than the file size " + fileSize);
         }
-        long fileFromOffset = parseFileName(file.getFileName().toString());
+        long fileFromOffset = StoreFiles.parseFileName(file.getFileName().toString());
         if (fileFromOffset < 0) {
             throw new IOException("file " + file + ": name is not a 20-digit offset");
         }
@@ -205,7 +204,7 @@ public final class MappedFile {
             throw new IOException("file " + file + " appeared while it was being allocated; not overwriting it");
         }
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        fsyncDirectory(file.toAbsolutePath().getParent());
+        Directories.fsync(file.toAbsolutePath().getParent());
         LOG.info("allocated {} ({} bytes) in {} ms", file, fileSize,
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs));
     }
@@ -233,35 +232,6 @@ public final class MappedFile {
             if (forceEveryPages > 0 && ++pages % forceEveryPages == 0) {
                 ch.force(false);
             }
-        }
-    }
-
-    /** The file name of the file starting at global offset {@code fileFromOffset}. */
-    public static String fileName(long fileFromOffset) {
-        return String.format("%020d", fileFromOffset);
-    }
-
-    /** The offset a file name stands for, or -1 unless it is exactly 20 decimal digits. */
-    static long parseFileName(String name) {
-        if (name.length() != FILE_NAME_LENGTH) {
-            return -1;
-        }
-        for (int i = 0; i < FILE_NAME_LENGTH; i++) {
-            char c = name.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-        }
-        try {
-            return Long.parseLong(name);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    static void fsyncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
         }
     }
 
@@ -641,13 +611,10 @@ public final class MappedFile {
         if (!currentPath.equals(path)) {
             return;
         }
-        Path target = path.resolveSibling(path.getFileName() + DELETE_SUFFIX);
         try {
-            Files.move(path, target, StandardCopyOption.ATOMIC_MOVE);
-            currentPath = target;
-            fsyncDirectory(target.toAbsolutePath().getParent());
+            currentPath = StoreFiles.renameForDelete(path);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot rename " + path + " to " + target, e);
+            throw new UncheckedIOException("cannot rename " + path + " to " + path.getFileName() + StoreFiles.DELETE_SUFFIX, e);
         }
     }
 
@@ -656,8 +623,7 @@ public final class MappedFile {
             return;
         }
         try {
-            Files.deleteIfExists(currentPath);
-            fsyncDirectory(currentPath.toAbsolutePath().getParent());
+            StoreFiles.deleteAndSync(currentPath);
             deleted = true;
             LOG.info("deleted {}", currentPath);
         } catch (IOException e) {

@@ -117,7 +117,7 @@ class CommitLogKillTest extends LeakCheck {
     }
 
     private void verify(Path root, Map<Long, Ack> acked, int round) throws Exception {
-        CommitLog log = CommitLog.open(StoreFiles.config(root, FlushDiskType.SYNC_FLUSH, false));
+        CommitLog log = CommitLog.open(CrashFiles.config(root, FlushDiskType.SYNC_FLUSH, false));
         long end;
         try {
             log.load();
@@ -125,7 +125,7 @@ class CommitLogKillTest extends LeakCheck {
         } finally {
             log.shutdown();
         }
-        StoreFiles.Contents contents = StoreFiles.read(root.resolve("commitlog"), StoreFiles.FILE_SIZE);
+        CrashFiles.Contents contents = CrashFiles.read(root.resolve("commitlog"), CrashFiles.FILE_SIZE);
         assertEquals(end, contents.end(), "round " + round + ": recovered end is where the valid records end");
         Map<Long, StoredMessage> byOffset = new HashMap<>();
         Map<String, Integer> copies = new HashMap<>();

@@ -19,11 +19,11 @@ import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.commitlog.StoredMessage;
 
 /** File-level helpers of the crash tests: copy a live store, inject faults, read back what a log holds. */
-final class StoreFiles {
+final class CrashFiles {
     /** CommitLog file size of the crash tests. */
     static final int FILE_SIZE = 1024 * 1024;
 
-    private StoreFiles() {
+    private CrashFiles() {
     }
 
     /** The store configuration of the crash tests: small files, no warm-up. */
