@@ -21,7 +21,7 @@ import io.basalt.common.io.Directories;
 
 /**
  * One broker metadata file in RocketMQ's JSON layout ({@code topics.json}, {@code consumerOffset.json}),
- * written so that a crash never leaves it half-written (pain point #15): the new content goes to
+ * written so that a crash never leaves it half-written (docs/pain-points.md#pp-15): the new content goes to
  * {@code <file>.tmp} and is fsynced, the current file — only if it still parses — is copied to
  * {@code <file>.bak} (fsynced), the temp file is renamed over the file, and the directory is fsynced.
  *

@@ -40,22 +40,21 @@ import org.slf4j.LoggerFactory;
  * a reader, the last {@link SelectedBuffer#release()} does.
  *
  * <p>Page-cache discipline (why small flushes stay small): a store through a mapping dirties the whole
- * page-cache folio it lands in, and msync/fdatasync then write the whole folio. On this project's
- * reference machine (Linux 6.18, ext4) a 256 MiB file preallocated with 1 MiB writes gave 1 MiB folios
- * and a 4 KiB put + force wrote 1,024 KiB to the device; pages faulted in through the mapping with
- * readahead gave 2 MiB folios and 2,048 KiB per 4 KiB flush. Preallocating with 4 KiB writes gave
- * 4.1 KiB per flush (4.2 KiB with FileChannel.write + force(false)), and so did faulting pages in after
- * {@code madvise(MADV_RANDOM)} (4.1 KiB). So under SYNC_FLUSH new files are zero-filled one 4 KiB page
+ * page-cache folio it lands in, and msync/fdatasync then write the whole folio. Files preallocated
+ * with large writes, or faulted in with readahead, get large folios, and a 4 KiB put + force then
+ * writes up to a whole folio; files preallocated one 4 KiB page per write, or faulted in after
+ * {@code madvise(MADV_RANDOM)}, keep 4 KiB folios and a small flush writes about 4 KiB (figures in
+ * {@code docs/measurements.md#folios}). So under SYNC_FLUSH new files are zero-filled one 4 KiB page
  * per write and the mapping is advised MADV_RANDOM; under ASYNC_FLUSH, whose flushes are large, files
  * are fallocated and keep large folios, which halves the disk traffic ({@link Allocation}). {@link #flush(int)} uses
- * {@code MappedByteBuffer.force(index, length)} (msync of the dirty range only; device bytes were the
- * same as {@code FileChannel.force(false)}: 4.1 vs 4.2 KiB, 1,024.2 vs 1,024.3 KiB).
+ * {@code MappedByteBuffer.force(index, length)} (msync of the dirty range only; it writes the same
+ * device bytes as {@code FileChannel.force(false)}).
  */
 public final class MappedFile {
     private static final Logger LOG = LoggerFactory.getLogger(MappedFile.class);
 
     public static final int OS_PAGE_SIZE = 4096;
-    /** The largest page-cache folio seen on the reference machine (PMD size). */
+    /** The largest page-cache folio (PMD size; see docs/measurements.md#folios). */
     private static final int LARGEST_FOLIO = 2 << 20;
     static final String ALLOCATING_SUFFIX = ".alloc";
     private static final int ENOSPC = 28;
@@ -133,7 +132,8 @@ public final class MappedFile {
         /**
          * ASYNC_FLUSH: fallocate (zero-fill where unsupported) and default advice. Each byte reaches the
          * disk once, with the data, and large folios make the background writeback cheap; flushes are
-         * large, so their granularity does not matter. Measured: 1 KiB appends 2.3x faster than ZERO_FILL.
+         * large, so their granularity does not matter; small appends run faster than with ZERO_FILL
+         * (docs/measurements.md#allocation).
          */
         FALLOCATE;
 
@@ -471,8 +471,7 @@ public final class MappedFile {
     /**
      * Recovery reads a file with read() or readahead faults, which fill the page cache with large
      * folios; appends through the mapping would then dirty, and every small flush write, up to
-     * 2 MiB (measured after a simulated reboot, a 64 MiB file read whole through a FileChannel, 4 KiB
-     * appends straddling two pages: 306.6 KiB written per flush; with this reset 8.3-10.1 KiB).
+     * 2 MiB (docs/measurements.md#tail-reset).
      * So the clean cache from the 2 MiB boundary below {@code wrote} to the end is dropped (our page
      * table entries first, then the page cache), and later faults bring it back in 4 KiB pages
      * (MADV_RANDOM). Only clean pages go; without JNA this does nothing.

@@ -17,7 +17,7 @@ import io.basalt.store.mappedfile.StoreFiles;
  * byte offset of its first entry (entry index × 20), as RocketMQ names them.
  *
  * <p>Reads and writes go through positional {@link FileChannel} calls (pread/pwrite) instead of a
- * mapping: a lookup touches one 4 KiB page without mmap fault read-ahead (pain point #17), and a
+ * mapping: a lookup touches one 4 KiB page without mmap fault read-ahead (docs/pain-points.md#pp-17), and a
  * file can be closed and deleted while a reader is in a call; that reader gets
  * {@link ClosedChannelException} and treats the entries as gone, no reader can crash on an unmapped
  * page. One writer (the dispatcher or recovery); any number of readers.
