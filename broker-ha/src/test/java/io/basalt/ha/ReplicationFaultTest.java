@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.ha.slave.HAClient;
@@ -21,7 +20,6 @@ import io.basalt.store.commitlog.PutMessageResult;
 import io.basalt.store.commitlog.PutMessageStatus;
 
 /** Faults on the link between master and slave, injected by an in-test TCP proxy. */
-@ExtendWith(NoLeakedThreads.class)
 class ReplicationFaultTest {
     @TempDir
     Path dir;

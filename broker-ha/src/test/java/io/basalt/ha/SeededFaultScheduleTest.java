@@ -13,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
@@ -24,7 +23,6 @@ import io.basalt.store.commitlog.PutMessageStatus;
  * Whatever the schedule, every PUT_OK was on the slave when it completed and both logs end
  * byte-identical. The seed names the schedule, so a failure can be replayed.
  */
-@ExtendWith(NoLeakedThreads.class)
 class SeededFaultScheduleTest {
     @TempDir
     Path dir;

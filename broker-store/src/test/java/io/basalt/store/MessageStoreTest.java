@@ -29,14 +29,13 @@ import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.SelectedBuffer;
 import io.basalt.store.queue.BoundaryType;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class MessageStoreTest extends LeakCheck {
+class MessageStoreTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir

@@ -29,13 +29,12 @@ import io.basalt.store.commitlog.PutMessageStatus;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.StoreFiles;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** ConsumeQueue and index recovery against the CommitLog, through the MessageStore's load. */
-class StoreRecoveryTest extends LeakCheck {
+class StoreRecoveryTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir

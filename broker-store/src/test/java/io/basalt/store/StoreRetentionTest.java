@@ -19,14 +19,13 @@ import io.basalt.store.commitlog.PutMessageStatus;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.StoreFiles;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Retention with a settable clock and a settable disk usage. */
-class StoreRetentionTest extends LeakCheck {
+class StoreRetentionTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Duration HOURS_73 = Duration.ofHours(73);
 

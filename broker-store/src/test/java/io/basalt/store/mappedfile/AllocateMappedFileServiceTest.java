@@ -19,9 +19,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.basalt.common.test.ProcessResources;
+
 import io.basalt.store.FlushDiskType;
 
-class AllocateMappedFileServiceTest extends LeakCheck {
+class AllocateMappedFileServiceTest {
     static final int FILE_SIZE = 1 << 20;
 
     @TempDir
@@ -69,7 +71,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
         start(FlushDiskType.SYNC_FLUSH, true, null);
         MappedFile file = queue.lastFileOrCreate(0);
         assertTrue(FileBlocks.allocatedBytes(file.path()) >= FILE_SIZE, "not sparse");  // ext4 may add an extent block
-        assertEquals(FILE_SIZE / 1024, Smaps.residentKiB(file.path()), "every page faulted in");
+        assertEquals(FILE_SIZE / 1024, ProcessResources.residentKiB(file.path()), "every page faulted in");
         assertEquals(NativeIO.isAvailable(), file.isLocked(), "mlocked where the platform allows");
 
         file.appendRaw(ByteBuffer.wrap(filled(FILE_SIZE, 2)));
@@ -106,7 +108,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
         start(FlushDiskType.ASYNC_FLUSH, false, null);
         MappedFile file = queue.lastFileOrCreate(0);
         assertTrue(FileBlocks.allocatedBytes(file.path()) >= FILE_SIZE, "not sparse");  // ext4 may add an extent block
-        assertEquals(0, Smaps.residentKiB(file.path()));
+        assertEquals(0, ProcessResources.residentKiB(file.path()));
         assertFalse(file.isLocked());
     }
 

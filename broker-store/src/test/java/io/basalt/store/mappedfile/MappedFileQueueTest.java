@@ -22,7 +22,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MappedFileQueueTest extends LeakCheck {
+class MappedFileQueueTest {
     static final int FILE_SIZE = 1 << 20;
 
     @TempDir

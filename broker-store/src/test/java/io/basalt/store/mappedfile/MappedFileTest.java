@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MappedFileTest extends LeakCheck {
+import io.basalt.common.test.ProcessResources;
+
+class MappedFileTest {
     static final int FILE_SIZE = 1 << 20;
 
     @TempDir
@@ -273,9 +275,9 @@ class MappedFileTest extends LeakCheck {
                     all.buffer().get(pos);
                 }
             }
-            assertEquals(size / 1024, Smaps.residentKiB(file.path()));
+            assertEquals(size / 1024, ProcessResources.residentKiB(file.path()));
             file.setPositions(3 << 20, 3 << 20, 3 << 20);
-            assertEquals(2048, Smaps.residentKiB(file.path()), "dropped from the 2 MiB boundary below wrote");
+            assertEquals(2048, ProcessResources.residentKiB(file.path()), "dropped from the 2 MiB boundary below wrote");
         } finally {
             file.close();
         }

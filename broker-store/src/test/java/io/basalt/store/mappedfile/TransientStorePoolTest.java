@@ -18,7 +18,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class TransientStorePoolTest extends LeakCheck {
+class TransientStorePoolTest {
     static final int FILE_SIZE = 1 << 20;
 
     @TempDir

@@ -31,7 +31,6 @@ import io.basalt.store.StoreConfig;
 import io.basalt.store.commitlog.BrokerMessage;
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.commitlog.PutMessageResult;
-import io.basalt.store.mappedfile.LeakCheck;
 
 /**
  * Appends batches from several threads and "crashes" at random moments: the store is
@@ -40,7 +39,7 @@ import io.basalt.store.mappedfile.LeakCheck;
  * real CommitLog. What survives must be exactly a prefix of the live log (byte-identical, ending on a
  * record boundary) that contains every record acknowledged before the crash.
  */
-class CommitLogCrashTest extends LeakCheck {
+class CommitLogCrashTest {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLogCrashTest.class);
     private static final int FILE_SIZE = CrashFiles.FILE_SIZE;
     private static final int CRASHES = 8;

@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.commitlog.StoredMessage;
-import io.basalt.store.mappedfile.LeakCheck;
 
 /**
  * kill -9 of a broker-like process in the middle of SYNC_FLUSH appends: a child JVM ({@link CrashChild})
@@ -36,7 +35,7 @@ import io.basalt.store.mappedfile.LeakCheck;
  * ({@link Process#destroyForcibly()} on Linux), recovers the store, and finds every acknowledged
  * record intact, at its offset, exactly once.
  */
-class CommitLogKillTest extends LeakCheck {
+class CommitLogKillTest {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLogKillTest.class);
     private static final int KILLS = 2;
 
