@@ -249,6 +249,7 @@ public final class BrokerController {
             .warmMapedFileEnable(s.warmMapedFileEnable())
             .flushLeastPagesWhenWarmMapedFile(s.flushLeastPagesWhenWarmMapedFile())
             .checkCRCOnRecover(s.checkCRCOnRecover())
+            .enabledAppendPropCRC(s.enabledAppendPropCRC())
             .flushIntervalConsumeQueue(s.flushIntervalConsumeQueue())
             .flushConsumeQueueLeastPages(s.flushConsumeQueueLeastPages())
             .flushConsumeQueueThoroughInterval(s.flushConsumeQueueThoroughInterval())

@@ -182,8 +182,8 @@ public final class CommitLog {
         }
         files.load();
         boolean crashed = abortMarker.exists();
-        RecoveryResult recovered = new CommitLogRecovery(checkpoint, config.checkCRCOnRecover(), maxMessageSize)
-            .recover(files, crashed, onRecoveredRecord);
+        RecoveryResult recovered = new CommitLogRecovery(checkpoint, config.checkCRCOnRecover(), maxMessageSize,
+            config.enabledAppendPropCRC()).recover(files, crashed, onRecoveredRecord);
         LOG.info("CommitLog loaded {} files, max offset {}", files.files().size(), recovered.maxOffset());
         abortMarker.create();
         state = State.LOADED;
@@ -307,6 +307,9 @@ public final class CommitLog {
 
     /** Appends one message; the future completes when its flush (and replica) requirement is met. */
     public CompletableFuture<PutMessageResult> asyncPutMessage(BrokerMessage msg) {
+        if (config.enabledAppendPropCRC()) {
+            msg.withRecordCrc();
+        }
         MessageViolation violation = MessageRecordEncoder.validate(msg, maxMessageSize, fileSize);
         if (violation != MessageViolation.NONE) {
             return rejected(statusOf(violation));
@@ -326,6 +329,9 @@ public final class CommitLog {
         for (BrokerMessage m : batch) {
             if (m.queueId() != first.queueId() || !m.topic().equals(first.topic())) {
                 return rejected(PutMessageStatus.MESSAGE_ILLEGAL);
+            }
+            if (config.enabledAppendPropCRC()) {
+                m.withRecordCrc();
             }
         }
         MessageViolation violation = MessageRecordEncoder.validateBatch(batch, maxMessageSize, fileSize);
