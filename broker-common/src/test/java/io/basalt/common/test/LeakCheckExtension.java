@@ -9,6 +9,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -33,8 +34,9 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * A class can also name it with {@code @ExtendWith}.
  *
  * <p>Threads the JVM, the test harness or a library start once and keep for the process lifetime
- * are allowed ({@link #LIFETIME_THREADS}); a pool a test started is not, whoever owns it. A test
- * class that uses a library which cannot stop a thread of its own names it with {@link AllowThreads}.
+ * are allowed ({@link #LIFETIME_THREADS}), and so are those a module's {@link LifetimeThreads} start
+ * before the first test; a pool a test started is not, whoever owns it. A test class that uses a
+ * library which cannot stop a thread of its own names it with {@link AllowThreads}.
  */
 public final class LeakCheckExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
     /** How long leftovers may take to go after a test. */
@@ -48,7 +50,7 @@ public final class LeakCheckExtension implements BeforeAllCallback, AfterAllCall
     static final Set<String> LIFETIME_THREADS = Set.of("process reaper", "JNA Cleaner", "Common-Cleaner",
         "Attach Listener", "Signal Dispatcher", "Notification Thread", "Finalizer", "Reference Handler",
         "surefire-forkedjvm", "junit-", "awaitility", "ForkJoinPool", "globalEventExecutor", "ObjectCleanerThread",
-        "threadDeathWatcher", "Keep-Alive-Timer", "HttpClient-", "logback-");
+        "threadDeathWatcher", "Keep-Alive-Timer", "logback-");
 
     /**
      * Threads (by name prefix) a test class may leave behind, each a thread that code outside Basalt
@@ -64,9 +66,21 @@ public final class LeakCheckExtension implements BeforeAllCallback, AfterAllCall
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(LeakCheckExtension.class);
 
+    private static volatile boolean lifetimeThreadsStarted;
+
     @Override
-    public void beforeAll(ExtensionContext context) {
+    public void beforeAll(ExtensionContext context) throws Exception {
+        startLifetimeThreads();
         record(context);
+    }
+
+    private static synchronized void startLifetimeThreads() throws Exception {
+        if (!lifetimeThreadsStarted) {
+            lifetimeThreadsStarted = true;
+            for (LifetimeThreads threads : ServiceLoader.load(LifetimeThreads.class)) {
+                threads.start();
+            }
+        }
     }
 
     @Override
@@ -116,11 +130,33 @@ public final class LeakCheckExtension implements BeforeAllCallback, AfterAllCall
         String leftBehind(Snapshot now, List<String> allowedThreads) {
             StringBuilder out = new StringBuilder();
             append(out, "mapped files", difference(now.mappedFiles, mappedFiles));
-            append(out, "open files", difference(now.openFiles, openFiles));
-            append(out, "threads", now.threads.stream().filter(t -> t.isAlive() && !threads.contains(t))
-                .map(Thread::getName).filter(name -> !isLifetimeThread(name) && allowedThreads.stream().noneMatch(name::startsWith))
+            append(out, "open files", difference(now.openFiles, openFiles).stream().map(ProcessResources::describe)
                 .collect(Collectors.toCollection(TreeSet::new)));
+            append(out, "threads", now.threads.stream().filter(t -> t.isAlive() && !threads.contains(t))
+                .filter(t -> !isLifetimeThread(t.getName()) && allowedThreads.stream().noneMatch(t.getName()::startsWith))
+                .map(Snapshot::describe).collect(Collectors.toCollection(TreeSet::new)));
             return out.toString();
+        }
+
+        /**
+         * The thread's name and the outermost frame of its stack outside the JDK (usually the code
+         * that runs it), or else outside {@code Thread} (a JDK thread).
+         */
+        private static String describe(Thread t) {
+            StackTraceElement[] stack = t.getStackTrace();
+            for (int i = stack.length - 1; i >= 0; i--) {
+                String className = stack[i].getClassName();
+                if (!className.startsWith("java.") && !className.startsWith("jdk.") && !className.startsWith("sun.")
+                    && !className.contains("$$Lambda")) {
+                    return t.getName() + " in " + className + "." + stack[i].getMethodName();
+                }
+            }
+            for (int i = stack.length - 1; i >= 0; i--) {
+                if (!stack[i].getClassName().equals(Thread.class.getName())) {
+                    return t.getName() + " in " + stack[i].getClassName() + "." + stack[i].getMethodName();
+                }
+            }
+            return t.getName();
         }
 
         private static Set<String> difference(Set<String> now, Set<String> before) {

@@ -68,9 +68,15 @@ class LeakCheckExtensionTest {
             }
         }, "GroupCommitService");
         t.start();
-        assertEquals("threads: [GroupCommitService]\n", before.leftBehind(LeakCheckExtension.Snapshot.take()));
-        stop.countDown();
-        t.join();
+        String leftBehind;
+        try {
+            leftBehind = before.leftBehind(LeakCheckExtension.Snapshot.take());
+        } finally {
+            stop.countDown();
+            t.join();
+        }
+        assertTrue(leftBehind.startsWith("threads: [GroupCommitService in io.basalt.common.test.LeakCheckExtensionTest.lambda$"),
+            leftBehind);
         assertEquals("", before.leftBehind(LeakCheckExtension.Snapshot.take()));
     }
 

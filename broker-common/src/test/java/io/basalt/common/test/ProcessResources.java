@@ -63,6 +63,31 @@ public final class ProcessResources {
         }
     }
 
+    /**
+     * {@code target} with, for a TCP socket, its addresses and state from {@code /proc/self/net/tcp}
+     * and {@code tcp6} ({@code socket:[123] 0100007F:A5F4->0100007F:2A9F state 01}), to tell a leaked
+     * socket's owner by its port.
+     */
+    public static String describe(String target) {
+        if (!target.startsWith("socket:[") || !available()) {
+            return target;
+        }
+        String inode = target.substring("socket:[".length(), target.length() - 1);
+        for (String table : List.of("tcp", "tcp6")) {
+            Path file = PROC_SELF.resolve("net").resolve(table);
+            if (!Files.exists(file)) {
+                continue;
+            }
+            for (String line : readLines(file)) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 9 && f[9].equals(inode)) {
+                    return target + " " + f[1] + "->" + f[2] + " state " + f[3];
+                }
+            }
+        }
+        return target;
+    }
+
     /** Resident size in KiB of this process's mapping of {@code file}, from {@code /proc/self/smaps}. */
     public static long residentKiB(Path file) throws IOException {
         String name = file.toAbsolutePath().toString();
