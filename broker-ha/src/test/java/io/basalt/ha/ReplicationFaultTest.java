@@ -25,7 +25,7 @@ class ReplicationFaultTest {
     Path dir;
 
     private static HAConfig config(long gap, long slaveTimeoutMs) {
-        return new HAConfig(0, gap, 200, 3000, 32768, slaveTimeoutMs, 100, true);
+        return TestHAConfig.builder().haMaxGapNotInSync(gap).slaveTimeoutMs(slaveTimeoutMs).build();
     }
 
     private static void awaitCaughtUp(HANode master, HANode slave) {

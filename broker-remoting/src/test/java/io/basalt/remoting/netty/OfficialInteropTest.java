@@ -47,7 +47,7 @@ class OfficialInteropTest {
         AtomicInteger onewayCalls = new AtomicInteger();
         AtomicReference<SendMessageRequestHeader> received = new AtomicReference<>();
         RequestExecutor executor = RequestExecutor.create("TestSendThread_", 2, 64, 0);
-        NettyRemotingServer server = new NettyRemotingServer(new NettyServerConfig("127.0.0.1", 0, 1, 1 << 20, 0, 1_000, true));
+        NettyRemotingServer server = new NettyRemotingServer(TestServerConfig.loopback().build());
         server.registerProcessor(RequestCode.SEND_MESSAGE_V2, (ctx, request) -> {
             SendMessageRequestHeader header = SendMessageRequestHeader.parse(request);
             received.set(header);

@@ -154,7 +154,7 @@ class CommitLogTest {
         replica.shutdown();
         opened.remove(replica);
         try (var names = Files.list(replicaConfig.commitLogDir())) {
-            assertTrue(names.allMatch(f -> Long.parseLong(f.getFileName().toString()) >= third),
+            assertTrue(names.allMatch(f -> StoreFiles.parseFileName(f.getFileName().toString()) >= third),
                 "no file is left before the new start (none made ahead of need either)");
         }
 
