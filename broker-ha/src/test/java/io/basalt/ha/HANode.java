@@ -19,6 +19,9 @@ import io.basalt.store.StoreConfig;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.MessageProperties;
 import io.basalt.store.PutMessageResult;
+import io.basalt.store.mappedfile.StoreFiles;
+import io.basalt.store.testing.TestMessages;
+import io.basalt.store.testing.TestStores;
 
 /** One store plus its HA endpoint (master service or slave client) for in-JVM replication tests. */
 final class HANode implements AutoCloseable {
@@ -41,17 +44,13 @@ final class HANode implements AutoCloseable {
     }
 
     static HANode open(Path root, FlushDiskType flush, int fileSize) throws IOException {
-        StoreConfig config = StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(fileSize)
-            .mappedFileSizeConsumeQueue(6000 * 20).flushDiskType(flush).warmMapedFileEnable(false)
-            .flushIntervalCommitLog(10).build();
-        MessageStore store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(1000, 8000));
-        store.load();
-        store.start();
+        StoreConfig config = TestStores.config(root).mappedFileSizeCommitLog(fileSize).flushDiskType(flush).build();
+        MessageStore store = TestStores.start(config, MessageStoreOptions.defaults().withIndexSize(1000, 8000));
         return new HANode(root, store, EpochFile.open(root));
     }
 
     static HAConfig config() {
-        return new HAConfig(0, 256L * 1024 * 1024, 200, 3000, 32768, 3000, 100, true);
+        return TestHAConfig.builder().build();
     }
 
     HANode asMaster(HAConfig config, boolean sync) throws IOException {
@@ -79,9 +78,7 @@ final class HANode implements AutoCloseable {
         byte[] bytes = new byte[size];
         byte[] tag = body.getBytes();
         System.arraycopy(tag, 0, bytes, 0, Math.min(tag.length, size));
-        return BrokerMessage.builder().topic(topic).queueId(queueId).body(bytes).properties(props)
-            .bornTimestamp(System.currentTimeMillis()).bornHost(new InetSocketAddress("127.0.0.1", 40000))
-            .storeHost(new InetSocketAddress("127.0.0.1", 10911)).build();
+        return TestMessages.message(topic, queueId, bytes).properties(props).build();
     }
 
     PutMessageResult put(String topic, int i, int size) {
@@ -101,10 +98,10 @@ final class HANode implements AutoCloseable {
         byte[] out = new byte[(int) (to - from)];
         List<Path> files;
         try (Stream<Path> s = Files.list(root.resolve("commitlog"))) {
-            files = s.filter(p -> p.getFileName().toString().matches("\\d{20}")).sorted().toList();
+            files = s.filter(p -> StoreFiles.parseFileName(p.getFileName().toString()) >= 0).sorted().toList();
         }
         for (Path p : files) {
-            long base = Long.parseLong(p.getFileName().toString());
+            long base = StoreFiles.parseFileName(p.getFileName().toString());
             long lo = Math.max(base, from);
             long hi = Math.min(base + FILE_SIZE, to);
             if (lo >= hi) {

@@ -12,14 +12,12 @@ import java.net.Socket;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.PutMessageStatus;
 
 /** The master refuses what a slave may not say; a raw socket plays the misbehaving slave. */
-@ExtendWith(NoLeakedThreads.class)
 class MasterValidationTest {
     @TempDir
     Path dir;

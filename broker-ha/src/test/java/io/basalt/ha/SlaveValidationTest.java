@@ -12,13 +12,11 @@ import java.net.Socket;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.FlushDiskType;
 
 /** The slave refuses what a master may not send; a raw server socket plays the misbehaving master. */
-@ExtendWith(NoLeakedThreads.class)
 class SlaveValidationTest {
     @TempDir
     Path dir;

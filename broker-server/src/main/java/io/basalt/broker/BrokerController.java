@@ -26,6 +26,7 @@ import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.metrics.BrokerMetrics;
 import io.basalt.broker.metrics.MetricsService;
 import io.basalt.broker.metrics.MetricsSources;
+import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.ha.EpochFile;
@@ -33,6 +34,12 @@ import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
 import io.basalt.broker.processor.BrokerCounters;
+import io.basalt.broker.processor.ClientManageProcessor;
+import io.basalt.broker.processor.ConsumerOffsetProcessor;
+import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
+import io.basalt.broker.processor.PullMessageProcessor;
+import io.basalt.broker.processor.RouteProcessor;
+import io.basalt.broker.processor.SendMessageProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
 import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
@@ -40,16 +47,9 @@ import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
-import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerGroups;
-import io.basalt.broker.processor.ConsumerOffsetProcessor;
-import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
 import io.basalt.broker.processor.LongPolling;
-import io.basalt.broker.processor.PullMessageProcessor;
-import io.basalt.broker.processor.RouteProcessor;
-import io.basalt.broker.processor.SendMessageProcessor;
 import io.basalt.broker.processor.StoreHost;
-import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.namesrv.NameServerPresence;
 import io.basalt.broker.namesrv.NameServers;
 import io.basalt.broker.namesrv.ReplicationView;
@@ -58,6 +58,7 @@ import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.remoting.netty.NettyRemotingServer;
 import io.basalt.remoting.netty.NettyServerConfig;
 import io.basalt.remoting.processor.RequestExecutor;
@@ -141,11 +142,7 @@ public final class BrokerController {
         store.setFlushObserver(metrics.flushObserver());
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "BrokerControllerScheduledThread");
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("BrokerControllerScheduledThread"));
         this.nameServerPresence = nameServerPresence(configuration, replication, topics);
         replication.onFenced(nameServerPresence::leaveWhenFenced);
         registerProcessors(broker);
@@ -265,6 +262,7 @@ public final class BrokerController {
             .warmMapedFileEnable(s.warmMapedFileEnable())
             .flushLeastPagesWhenWarmMapedFile(s.flushLeastPagesWhenWarmMapedFile())
             .checkCRCOnRecover(s.checkCRCOnRecover())
+            .enabledAppendPropCRC(s.enabledAppendPropCRC())
             .flushIntervalConsumeQueue(s.flushIntervalConsumeQueue())
             .flushConsumeQueueLeastPages(s.flushConsumeQueueLeastPages())
             .flushConsumeQueueThoroughInterval(s.flushConsumeQueueThoroughInterval())

@@ -17,9 +17,11 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.basalt.common.io.Directories;
+
 /**
  * One broker metadata file in RocketMQ's JSON layout ({@code topics.json}, {@code consumerOffset.json}),
- * written so that a crash never leaves it half-written (pain point #15): the new content goes to
+ * written so that a crash never leaves it half-written (docs/pain-points.md#pp-15): the new content goes to
  * {@code <file>.tmp} and is fsynced, the current file — only if it still parses — is copied to
  * {@code <file>.bak} (fsynced), the temp file is renamed over the file, and the directory is fsynced.
  *
@@ -124,7 +126,7 @@ public final class JsonConfigFile {
             }
         }
         Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        fsyncDirectory(file.getParent());
+        Directories.fsync(file.getParent());
     }
 
     private static void parseBytes(byte[] bytes) throws IOException {
@@ -141,12 +143,6 @@ public final class JsonConfigFile {
             while (buffer.hasRemaining()) {
                 ch.write(buffer);
             }
-            ch.force(true);
-        }
-    }
-
-    private static void fsyncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         }
     }

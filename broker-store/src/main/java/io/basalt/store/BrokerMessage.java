@@ -29,9 +29,9 @@ public final class BrokerMessage {
     private final int bodyCrc;
     private final String propertiesString;
     private final byte[] propertiesBytes;
-    private final boolean recordCrc;
-    private final boolean appendPropertySeparator;
-    private final int storedPropertiesLength;
+    private boolean recordCrc;
+    private boolean appendPropertySeparator;
+    private int storedPropertiesLength;
     private final long tagsCode;
     /** Whether {@link #tagsCode} was given, not derived from TAGS (a copy keeps only a given one). */
     private final boolean tagsCodeGiven;
@@ -47,7 +47,7 @@ public final class BrokerMessage {
     private final int sysFlag;
     private final int reconsumeTimes;
     private final long preparedTransactionOffset;
-    private final int recordLength;
+    private int recordLength;
 
     private long physicalOffset = -1;
     private long queueOffset = -1;
@@ -81,6 +81,11 @@ public final class BrokerMessage {
             }
 
             @Override
+            public void withRecordCrc(BrokerMessage m) {
+                m.withRecordCrc();
+            }
+
+            @Override
             public void assigned(BrokerMessage m, long physicalOffset, long queueOffset, long storeTimestamp) {
                 m.physicalOffset = physicalOffset;
                 m.queueOffset = queueOffset;
@@ -101,10 +106,6 @@ public final class BrokerMessage {
         this.propertiesString = b.propertiesString != null ? b.propertiesString : MessageProperties.toPropertiesString(map);
         this.propertiesBytes = propertiesString.getBytes(StandardCharsets.UTF_8);
         this.recordCrc = b.recordCrc;
-        this.appendPropertySeparator = recordCrc && propertiesBytes.length > 0
-            && propertiesBytes[propertiesBytes.length - 1] != MessageProperties.PROPERTY_SEPARATOR;
-        this.storedPropertiesLength = propertiesBytes.length + (appendPropertySeparator ? 1 : 0)
-            + (recordCrc ? RecordFormat.RECORD_CRC_LENGTH : 0);
         this.tags = map.get(MessageProperties.TAGS);
         this.keys = map.get(MessageProperties.KEYS);
         this.uniqKey = map.get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
@@ -126,7 +127,28 @@ public final class BrokerMessage {
         this.sysFlag = flags;
         this.reconsumeTimes = b.reconsumeTimes;
         this.preparedTransactionOffset = b.preparedTransactionOffset;
+        computeLengths();
+    }
+
+    /** The stored properties and record lengths, which depend on {@link #recordCrc}. */
+    private void computeLengths() {
+        this.appendPropertySeparator = recordCrc && propertiesBytes.length > 0
+            && propertiesBytes[propertiesBytes.length - 1] != MessageProperties.PROPERTY_SEPARATOR;
+        this.storedPropertiesLength = propertiesBytes.length + (appendPropertySeparator ? 1 : 0)
+            + (recordCrc ? RecordFormat.RECORD_CRC_LENGTH : 0);
         this.recordLength = RecordFormat.recordLength(sysFlag, body.length, topicBytes.length, storedPropertiesLength);
+    }
+
+    /**
+     * Makes the record end with the record CRC property, as the store's {@code enabledAppendPropCRC}
+     * asks. Called by the CommitLog on the putting thread before it validates and appends the
+     * message, while no other thread uses it; the lengths grow accordingly.
+     */
+    void withRecordCrc() {
+        if (!recordCrc) {
+            recordCrc = true;
+            computeLengths();
+        }
     }
 
     private static byte[] checkAddress(byte[] address, String what) {

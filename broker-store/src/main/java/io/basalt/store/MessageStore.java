@@ -1,5 +1,6 @@
 package io.basalt.store;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.function.UnaryOperator;
 import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
 
+import io.basalt.common.io.Closeables;
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.spi.AppendListener;
 import io.basalt.store.spi.ReplicaAppend;
@@ -221,16 +223,7 @@ public final class MessageStore implements AutoCloseable {
             CommitLog commitLog = CommitLog.openForStore(config, checkpoint, abortMarker, failStop, flushPath);
             return new MessageStore(config, options, commitLog, queues, index, checkpoint, abortMarker, failStop);
         } catch (IOException | RuntimeException e) {
-            try {
-                if (queues != null) {
-                    queues.close();
-                }
-                if (index != null) {
-                    index.close();
-                }
-            } catch (IOException closeError) {
-                e.addSuppressed(closeError);
-            }
+            Closeables.closeAllAfter(e, Arrays.asList(queues, index), Closeable::close);
             checkpoint.close();
             throw e;
         }

@@ -40,6 +40,7 @@ public final class StoreConfig {
     private final int flushLeastPagesWhenWarmMapedFile;
     private final boolean wakeCommitWhenPutMessage;
     private final boolean checkCRCOnRecover;
+    private final boolean enabledAppendPropCRC;
     private final int flushIntervalConsumeQueue;
     private final int flushConsumeQueueLeastPages;
     private final int flushConsumeQueueThoroughInterval;
@@ -75,6 +76,7 @@ public final class StoreConfig {
         this.flushLeastPagesWhenWarmMapedFile = b.flushLeastPagesWhenWarmMapedFile;
         this.wakeCommitWhenPutMessage = b.wakeCommitWhenPutMessage;
         this.checkCRCOnRecover = b.checkCRCOnRecover;
+        this.enabledAppendPropCRC = b.enabledAppendPropCRC;
         this.flushIntervalConsumeQueue = b.flushIntervalConsumeQueue;
         this.flushConsumeQueueLeastPages = b.flushConsumeQueueLeastPages;
         this.flushConsumeQueueThoroughInterval = b.flushConsumeQueueThoroughInterval;
@@ -115,6 +117,7 @@ public final class StoreConfig {
         b.flushLeastPagesWhenWarmMapedFile = flushLeastPagesWhenWarmMapedFile;
         b.wakeCommitWhenPutMessage = wakeCommitWhenPutMessage;
         b.checkCRCOnRecover = checkCRCOnRecover;
+        b.enabledAppendPropCRC = enabledAppendPropCRC;
         b.flushIntervalConsumeQueue = flushIntervalConsumeQueue;
         b.flushConsumeQueueLeastPages = flushConsumeQueueLeastPages;
         b.flushConsumeQueueThoroughInterval = flushConsumeQueueThoroughInterval;
@@ -159,6 +162,7 @@ public final class StoreConfig {
                 case "flushLeastPagesWhenWarmMapedFile" -> b.flushLeastPagesWhenWarmMapedFile(parseInt(key, value));
                 case "wakeCommitWhenPutMessage" -> b.wakeCommitWhenPutMessage(parseBoolean(key, value));
                 case "checkCRCOnRecover" -> b.checkCRCOnRecover(parseBoolean(key, value));
+                case "enabledAppendPropCRC" -> b.enabledAppendPropCRC(parseBoolean(key, value));
                 case "flushIntervalConsumeQueue" -> b.flushIntervalConsumeQueue(parseInt(key, value));
                 case "flushConsumeQueueLeastPages" -> b.flushConsumeQueueLeastPages(parseInt(key, value));
                 case "flushConsumeQueueThoroughInterval" -> b.flushConsumeQueueThoroughInterval(parseInt(key, value));
@@ -326,6 +330,15 @@ public final class StoreConfig {
         return checkCRCOnRecover;
     }
 
+    /**
+     * End every appended record with RocketMQ's record CRC property (default false, as in RocketMQ):
+     * it covers topic and properties too, which the body CRC does not, and recovery requires and
+     * checks it from where the store began writing it.
+     */
+    public boolean enabledAppendPropCRC() {
+        return enabledAppendPropCRC;
+    }
+
     public int flushIntervalConsumeQueue() {
         return flushIntervalConsumeQueue;
     }
@@ -401,6 +414,7 @@ public final class StoreConfig {
         private int flushLeastPagesWhenWarmMapedFile = 4096;
         private boolean wakeCommitWhenPutMessage = true;
         private boolean checkCRCOnRecover = true;
+        private boolean enabledAppendPropCRC;
         private int flushIntervalConsumeQueue = 1_000;
         private int flushConsumeQueueLeastPages = 2;
         private int flushConsumeQueueThoroughInterval = 60_000;
@@ -522,6 +536,11 @@ public final class StoreConfig {
 
         public Builder checkCRCOnRecover(boolean v) {
             this.checkCRCOnRecover = v;
+            return this;
+        }
+
+        public Builder enabledAppendPropCRC(boolean v) {
+            this.enabledAppendPropCRC = v;
             return this;
         }
 

@@ -23,13 +23,12 @@ import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.queue.ConsumeQueueStore;
 import io.basalt.store.queue.ReputMessageService;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MessageReaderTest extends LeakCheck {
+class MessageReaderTest {
     private static final ReadLimits IN_MEMORY = new ReadLimits(256 * 1024, 32, 64 * 1024, 8, 40, 1L << 40);
 
     @TempDir

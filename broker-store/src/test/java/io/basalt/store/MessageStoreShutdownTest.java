@@ -24,12 +24,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
-import io.basalt.store.mappedfile.LeakCheck;
 import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.StoreCheckpoint;
 
 /** The store's shutdown order, which it owns, and what a failed step leaves for the next start. */
-class MessageStoreShutdownTest extends LeakCheck {
+class MessageStoreShutdownTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir

@@ -4,7 +4,6 @@ import static io.basalt.store.StoreTestSupport.message;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,14 +21,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.mappedfile.MappedFile;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class MessageStoreTest extends LeakCheck {
+class MessageStoreTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir

@@ -16,14 +16,13 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The put path's extension point: transforms run before the append, in order, and may redirect or refuse. */
-class PutMessageTransformTest extends LeakCheck {
+class PutMessageTransformTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String REAL_TOPIC = "REAL_TOPIC";
     private static final String REAL_QID = "REAL_QID";

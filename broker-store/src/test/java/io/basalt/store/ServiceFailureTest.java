@@ -36,7 +36,6 @@ import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.flush.FailStop;
 import io.basalt.store.flush.FlushTarget;
-import io.basalt.store.mappedfile.LeakCheck;
 import io.basalt.store.recovery.AbortMarker;
 
 /**
@@ -44,7 +43,7 @@ import io.basalt.store.recovery.AbortMarker;
  * flush, commit, dispatch) fail-stops the store at once, and the producer's waiting and next puts learn
  * it without waiting for a timeout; a resilient one (the disk watch) counts the error and goes on working.
  */
-class ServiceFailureTest extends LeakCheck {
+class ServiceFailureTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** Far above what the tests allow for an answer: a timeout never explains a prompt failure. */
     private static final long SYNC_FLUSH_TIMEOUT_MS = 30_000;

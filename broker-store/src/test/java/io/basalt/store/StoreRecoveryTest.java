@@ -25,14 +25,14 @@ import java.util.stream.Stream;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.mappedfile.MappedFile;
+import io.basalt.store.mappedfile.StoreFiles;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** ConsumeQueue and index recovery against the CommitLog, through the MessageStore's load. */
-class StoreRecoveryTest extends LeakCheck {
+class StoreRecoveryTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @TempDir
@@ -125,7 +125,7 @@ class StoreRecoveryTest extends LeakCheck {
     }
 
     private Path consumeQueueFile(int queueId, long firstEntry) {
-        return root.resolve("consumequeue/T/" + queueId + "/" + MappedFile.fileName(firstEntry * 20));
+        return root.resolve("consumequeue/T/" + queueId + "/" + StoreFiles.fileName(firstEntry * 20));
     }
 
     @Test
@@ -188,7 +188,7 @@ class StoreRecoveryTest extends LeakCheck {
         // the log loses its tail from message 250 on (e.g. the disk lost unflushed pages)
         long cut = results.get(250).appendResult().wroteOffset();
         long fileStart = cut - cut % StoreTestSupport.COMMIT_LOG_FILE_SIZE;
-        Path lastFile = root.resolve("commitlog").resolve(MappedFile.fileName(fileStart));
+        Path lastFile = root.resolve("commitlog").resolve(StoreFiles.fileName(fileStart));
         overwrite(lastFile, cut - fileStart, ByteBuffer.allocate((int) (StoreTestSupport.COMMIT_LOG_FILE_SIZE - (cut - fileStart))));
         Files.createFile(root.resolve("abort")); // and the broker had crashed
 

@@ -16,15 +16,15 @@ import java.util.stream.Stream;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.mappedfile.MappedFile;
+import io.basalt.store.mappedfile.StoreFiles;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Retention with a settable clock and a settable disk usage. */
-class StoreRetentionTest extends LeakCheck {
+class StoreRetentionTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Duration HOURS_73 = Duration.ofHours(73);
 
@@ -129,7 +129,7 @@ class StoreRetentionTest extends LeakCheck {
 
     @Test
     void aHeldSliceSurvivesDeletionOfItsFileUntilReleased() throws IOException {
-        Path firstFile = root.resolve("commitlog").resolve(MappedFile.fileName(0));
+        Path firstFile = root.resolve("commitlog").resolve(StoreFiles.fileName(0));
         GetMessageResult held = store.getMessage("g", "T", 0, 0, 1, null);
         assertEquals(GetMessageStatus.FOUND, held.status());
         sampleDisk(0.86);

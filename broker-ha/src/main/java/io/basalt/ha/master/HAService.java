@@ -15,6 +15,7 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
@@ -294,10 +295,8 @@ public final class HAService {
     }
 
     private ThreadFactory named(String prefix) {
-        return r -> {
-            Thread t = new FastThreadLocalThread(r, prefix.endsWith("_") ? prefix + threadIndex.incrementAndGet() : prefix);
-            t.setDaemon(true);
-            return t;
-        };
+        // One counter across both groups, as RocketMQ numbers its HAConnection threads.
+        return DaemonThreads.factory(index -> prefix.endsWith("_") ? prefix + threadIndex.incrementAndGet() : prefix,
+            FastThreadLocalThread::new);
     }
 }

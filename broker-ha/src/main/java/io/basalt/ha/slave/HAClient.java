@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.HAWire;
@@ -72,11 +73,8 @@ public final class HAClient {
         this.epochs = epochs;
         this.config = config;
         this.masterAddress = masterAddress;
-        this.group = new MultiThreadIoEventLoopGroup(1, r -> {
-            Thread t = new FastThreadLocalThread(r, "HAClient");
-            t.setDaemon(true);
-            return t;
-        }, NioIoHandler.newFactory());
+        this.group = new MultiThreadIoEventLoopGroup(1, DaemonThreads.factory(index -> "HAClient", FastThreadLocalThread::new),
+            NioIoHandler.newFactory());
     }
 
     /** Starts connecting (and reconnecting) to the master. The store must be running. */

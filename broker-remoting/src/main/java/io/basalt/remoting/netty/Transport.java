@@ -1,5 +1,6 @@
 package io.basalt.remoting.netty;
 
+import io.basalt.common.concurrent.DaemonThreads;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -14,7 +15,6 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /** The socket transport: native epoll where the platform has it and it is wanted, NIO otherwise. */
 enum Transport {
@@ -39,11 +39,6 @@ enum Transport {
 
     /** Threads named as RocketMQ names them, e.g. {@code NettyServerEPOLLSelector_3_1}; the format gets (total, index). */
     static ThreadFactory namedThreads(String format, int total) {
-        AtomicInteger index = new AtomicInteger();
-        return r -> {
-            Thread t = new FastThreadLocalThread(r, String.format(format, total, index.incrementAndGet()));
-            t.setDaemon(true);
-            return t;
-        };
+        return DaemonThreads.factory(index -> String.format(format, total, index), FastThreadLocalThread::new);
     }
 }

@@ -4,9 +4,10 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+
+import io.basalt.common.concurrent.DaemonThreads;
 
 /**
  * The bounded business executor behind one or more request processors: a fixed number of threads
@@ -35,13 +36,9 @@ public final class RequestExecutor {
         this.name = threadNamePrefix;
         this.maxQueueWaitNanos = maxQueueWaitMs <= 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(maxQueueWaitMs);
         this.nanoClock = nanoClock;
-        AtomicInteger index = new AtomicInteger();
         this.pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(queueCapacity), r -> {
-                Thread t = new Thread(r, threadNamePrefix + index.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            }, new ThreadPoolExecutor.AbortPolicy());
+            new ArrayBlockingQueue<>(queueCapacity), DaemonThreads.numbered(threadNamePrefix),
+            new ThreadPoolExecutor.AbortPolicy());
     }
 
     public static RequestExecutor create(String threadNamePrefix, int threads, int queueCapacity, long maxQueueWaitMs) {

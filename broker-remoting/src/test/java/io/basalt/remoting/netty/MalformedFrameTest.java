@@ -50,7 +50,7 @@ class MalformedFrameTest {
         logLines.start();
         serverLogger.addAppender(logLines);
         executor = RequestExecutor.create("TestEchoThread_", 1, 16, 0);
-        server = new NettyRemotingServer(new NettyServerConfig("127.0.0.1", 0, 1, MAX_FRAME, 0, 1_000, true));
+        server = new NettyRemotingServer(TestServerConfig.loopback().maxFrameLength(MAX_FRAME).build());
         server.registerProcessor(ECHO, (ctx, req) ->
             CompletableFuture.completedFuture(RemotingCommand.response(ResponseCode.SUCCESS, "ok")), executor);
         server.start();

@@ -60,7 +60,7 @@ class ServerClientTest {
 
     @BeforeEach
     void start() {
-        server = new NettyRemotingServer(new NettyServerConfig("127.0.0.1", 0, 2, 1 << 20, 0, 5_000, true));
+        server = new NettyRemotingServer(TestServerConfig.loopback().selectorThreads(2).shutdownDrainTimeoutMs(5_000).build());
         RequestExecutor echoPool = executor(RequestExecutor.create("TestEchoThread_", 2, 64, 0));
         server.registerProcessor(ECHO, (ctx, req) -> {
             RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, "echo " + req.remark());
@@ -332,7 +332,7 @@ class ServerClientTest {
 
     @Test
     void idleConnectionIsClosed() throws Exception {
-        NettyRemotingServer idleServer = new NettyRemotingServer(new NettyServerConfig("127.0.0.1", 0, 1, 1 << 20, 1, 1_000, true));
+        NettyRemotingServer idleServer = new NettyRemotingServer(TestServerConfig.loopback().channelMaxIdleSeconds(1).build());
         idleServer.start();
         try (Socket socket = new Socket("127.0.0.1", idleServer.localPort())) {
             await().atMost(ofSeconds(10)).until(() -> idleServer.connectionCount() == 1);
@@ -388,7 +388,7 @@ class ServerClientTest {
     @Test
     void portInUseFailsStartAndLeavesNoThreads() {
         NettyRemotingServer second = new NettyRemotingServer(
-            new NettyServerConfig("127.0.0.1", server.localPort(), 1, 1 << 20, 0, 1_000, true));
+            TestServerConfig.loopback().listenPort(server.localPort()).build());
         IllegalStateException e = assertThrows(IllegalStateException.class, second::start);
         assertTrue(e.getMessage().contains(String.valueOf(server.localPort())), e.getMessage());
         second.shutdown();

@@ -143,6 +143,8 @@ final class ConfigKeys {
         "Entries of one index file");
     static final ConfigKey<Boolean> CHECK_CRC_ON_RECOVER = key("checkCRCOnRecover", STORE, bool(), "true",
         "Check each record's body CRC while recovering the CommitLog");
+    static final ConfigKey<Boolean> ENABLED_APPEND_PROP_CRC = key("enabledAppendPropCRC", STORE, bool(), "false",
+        "End each appended record with the record CRC property (covers topic and properties); recovery requires it from then on");
 
     // Store: retention
     static final ConfigKey<Integer> FILE_RESERVED_TIME = key("fileReservedTime", STORE, integer(1, 87_600), "72",
@@ -192,7 +194,7 @@ final class ConfigKeys {
         SYNC_FLUSH_TIMEOUT, MAX_MESSAGE_SIZE, OS_PAGE_CACHE_BUSY_TIME_OUT_MILLS, TRANSIENT_STORE_POOL_ENABLE,
         TRANSIENT_STORE_POOL_SIZE, WARM_MAPED_FILE_ENABLE, FLUSH_LEAST_PAGES_WHEN_WARM_MAPED_FILE,
         FLUSH_INTERVAL_CONSUME_QUEUE, FLUSH_CONSUME_QUEUE_LEAST_PAGES, FLUSH_CONSUME_QUEUE_THOROUGH_INTERVAL,
-        MESSAGE_INDEX_ENABLE, MAX_HASH_SLOT_NUM, MAX_INDEX_NUM, CHECK_CRC_ON_RECOVER,
+        MESSAGE_INDEX_ENABLE, MAX_HASH_SLOT_NUM, MAX_INDEX_NUM, CHECK_CRC_ON_RECOVER, ENABLED_APPEND_PROP_CRC,
         FILE_RESERVED_TIME, DELETE_WHEN, DISK_MAX_USED_SPACE_RATIO,
         HA_LISTEN_PORT, HA_MASTER_ADDRESS, HA_MAX_GAP_NOT_IN_SYNC, HA_SEND_HEARTBEAT_INTERVAL, HA_HOUSEKEEPING_INTERVAL,
         HA_TRANSFER_BATCH_SIZE, SLAVE_TIMEOUT,

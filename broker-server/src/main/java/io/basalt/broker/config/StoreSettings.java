@@ -124,6 +124,10 @@ public final class StoreSettings {
         return values.get(ConfigKeys.CHECK_CRC_ON_RECOVER);
     }
 
+    public boolean enabledAppendPropCRC() {
+        return values.get(ConfigKeys.ENABLED_APPEND_PROP_CRC);
+    }
+
     /** Hours. */
     public int fileReservedTime() {
         return values.get(ConfigKeys.FILE_RESERVED_TIME);

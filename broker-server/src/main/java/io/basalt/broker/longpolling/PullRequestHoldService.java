@@ -13,6 +13,7 @@ import java.util.function.LongSupplier;
 import java.util.function.ToLongBiFunction;
 
 import io.basalt.common.service.ErrorPolicy;
+import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.common.service.ServiceThread;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,11 +62,7 @@ public final class PullRequestHoldService extends ServiceThread {
         this.maxOffsetInQueue = maxOffsetInQueue;
         this.clock = clock;
         this.checkIntervalMs = checkIntervalMs;
-        this.resumer = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "PullMessageResumeThread");
-            t.setDaemon(true);
-            return t;
-        });
+        this.resumer = Executors.newSingleThreadExecutor(DaemonThreads.named("PullMessageResumeThread"));
     }
 
     private static String key(String topic, int queueId) {

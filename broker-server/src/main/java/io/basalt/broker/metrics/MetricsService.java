@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.basalt.broker.status.StatusPageHandler;
+import io.basalt.common.concurrent.DaemonThreads;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,11 +46,7 @@ public final class MetricsService {
         this.sampler = new TrafficSampler(metrics, System::currentTimeMillis);
         this.statsLogger = new StatsLogger(metrics, brokerName, System::currentTimeMillis);
         this.report = new StatusReport(metrics, sampler, brokerName);
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "BrokerStatsThread");
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("BrokerStatsThread"));
     }
 
     /** Starts sampling and the endpoint; a port that cannot be bound is logged at ERROR, not fatal. */

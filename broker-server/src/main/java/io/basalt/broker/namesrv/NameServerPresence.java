@@ -1,5 +1,6 @@
 package io.basalt.broker.namesrv;
 
+import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.broker.protocol.TopicConfigSerializeWrapper;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import java.util.Optional;
@@ -70,11 +71,7 @@ public final class NameServerPresence {
         this.topics = topics;
         this.topicsVersion = topicsVersion;
         this.clients = clients;
-        this.fenceThread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "BrokerNameServerPresence");
-            t.setDaemon(true);
-            return t;
-        });
+        this.fenceThread = Executors.newSingleThreadExecutor(DaemonThreads.named("BrokerNameServerPresence"));
     }
 
     /**

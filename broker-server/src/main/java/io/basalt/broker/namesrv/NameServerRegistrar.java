@@ -2,6 +2,7 @@ package io.basalt.broker.namesrv;
 
 import io.basalt.broker.protocol.RegisterBrokerBody;
 import io.basalt.broker.protocol.TopicConfigSerializeWrapper;
+import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.remoting.netty.RemotingException;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -65,11 +66,7 @@ public final class NameServerRegistrar {
         this.topicsVersion = topicsVersion;
         this.client = client;
         this.timeoutMs = timeoutMs;
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "BrokerNameServerRegister");
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("BrokerNameServerRegister"));
     }
 
     /** Registers now, then every {@code periodMs}, and within a second of a topic table change. */

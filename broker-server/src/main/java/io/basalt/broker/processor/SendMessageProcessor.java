@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * topics, body and properties size, queue id, permissions) with RocketMQ's codes and a remark saying
  * what is wrong, auto-creates the topic from its template when allowed, builds the stored message(s)
  * and answers when the store's future completes. Only the four "stored" statuses answer with the send
- * header; every refusal means nothing was written (pain point #3), so a client may retry it safely.
+ * header; every refusal means nothing was written (docs/pain-points.md#pp-3), so a client may retry it safely.
  * Safe for concurrent calls.
  */
 public final class SendMessageProcessor implements RequestProcessor {

@@ -20,12 +20,10 @@ import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.common.service.ServiceThread;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.ha.SlaveStatus;
-import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
-import io.basalt.store.StoreConfig;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.PutMessageStatus;
+import io.basalt.store.testing.TestStores;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,11 +48,7 @@ class BrokerMetricsTest {
 
     @BeforeEach
     void open() throws IOException {
-        store = MessageStore.open(StoreConfig.builder().storePathRootDir(root.toString())
-            .mappedFileSizeCommitLog(1024 * 1024).mappedFileSizeConsumeQueue(6000).flushDiskType(FlushDiskType.ASYNC_FLUSH)
-            .warmMapedFileEnable(false).flushIntervalCommitLog(10).build(), MessageStoreOptions.defaults().withIndexSize(64, 400));
-        store.load();
-        store.start();
+        store = TestStores.start(TestStores.config(root).mappedFileSizeConsumeQueue(6000).build());
         topics = TopicConfigManager.open(root.resolve("config"), true, 4);
         topics.createIfAbsent("Orders", 2, 6);
         offsets = ConsumerOffsetManager.open(root.resolve("config"));

@@ -28,13 +28,13 @@ import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
-import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.PutMessageTransform;
 import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.ReadLimits;
 import io.basalt.store.StoreConfig;
+import io.basalt.store.testing.TestStores;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,9 +59,7 @@ class PullMessageProcessorTest {
 
     @BeforeEach
     void open() throws Exception {
-        StoreConfig config = StoreConfig.builder().storePathRootDir(dir.resolve("store").toString())
-            .mappedFileSizeCommitLog(1024 * 1024).mappedFileSizeConsumeQueue(6000 * 20).maxMessageSize(64 * 1024)
-            .flushDiskType(FlushDiskType.ASYNC_FLUSH).warmMapedFileEnable(false).build();
+        StoreConfig config = TestStores.config(dir.resolve("store")).maxMessageSize(64 * 1024).build();
         // 10 MiB of "memory": a read more than 4 MiB (40 %) behind the log end counts as a disk read
         ReadLimits limits = ReadLimits.defaults();
         store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(64, 400).withReadLimits(

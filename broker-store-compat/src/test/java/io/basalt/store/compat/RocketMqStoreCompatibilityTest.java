@@ -147,6 +147,7 @@ class RocketMqStoreCompatibilityTest {
             byUniq.release();
         } finally {
             rocketMq.shutdown();
+            rocketMq.getBrokerStatsManager().shutdown();   // its stats threads are not the store's to stop
         }
     }
 
@@ -172,6 +173,7 @@ class RocketMqStoreCompatibilityTest {
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> rocketMq.dispatchBehindBytes() == 0);
         } finally {
             rocketMq.shutdown();
+            rocketMq.getBrokerStatsManager().shutdown();   // its stats threads are not the store's to stop
         }
 
         MessageStore basalt = openBasalt();

@@ -20,7 +20,6 @@ import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.basalt.store.FlushDiskType;
 import io.basalt.store.spi.ReplicaAppend;
 import io.basalt.common.service.ServiceThread;
 import io.basalt.store.StoreConfig;
@@ -71,6 +70,7 @@ import io.basalt.store.recovery.StoreCheckpoint;
  * marker between the last two). Puts, reads and offset queries are thread-safe.
  */
 public final class CommitLog {
+    private static final MessageInternals.Access INTERNALS = MessageInternals.access();
     private static final Logger LOG = LoggerFactory.getLogger(CommitLog.class);
     private static final long PUT_IN_LOCK_WARN_MS = 500;
 
@@ -203,8 +203,8 @@ public final class CommitLog {
         }
         files.load();
         boolean crashed = abortMarker.exists();
-        RecoveryResult recovered = new CommitLogRecovery(checkpoint, config.checkCRCOnRecover(), maxMessageSize)
-            .recover(files, crashed, onRecoveredRecord);
+        RecoveryResult recovered = new CommitLogRecovery(checkpoint, config.checkCRCOnRecover(), maxMessageSize,
+            config.enabledAppendPropCRC()).recover(files, crashed, onRecoveredRecord);
         LOG.info("CommitLog loaded {} files, max offset {}", files.files().size(), recovered.maxOffset());
         if (runFiles == RunFiles.OWNED) {
             abortMarker.create();
@@ -331,6 +331,9 @@ public final class CommitLog {
 
     /** Appends one message; the future completes when its flush (and replica) requirement is met. */
     public CompletableFuture<PutMessageResult> asyncPutMessage(BrokerMessage msg) {
+        if (config.enabledAppendPropCRC()) {
+            INTERNALS.withRecordCrc(msg);
+        }
         MessageViolation violation = MessageRecordEncoder.validate(msg, maxMessageSize, fileSize);
         if (violation != MessageViolation.NONE) {
             return rejected(statusOf(violation));
@@ -350,6 +353,9 @@ public final class CommitLog {
         for (BrokerMessage m : batch) {
             if (m.queueId() != first.queueId() || !m.topic().equals(first.topic())) {
                 return rejected(PutMessageStatus.MESSAGE_ILLEGAL);
+            }
+            if (config.enabledAppendPropCRC()) {
+                INTERNALS.withRecordCrc(m);
             }
         }
         MessageViolation violation = MessageRecordEncoder.validateBatch(batch, maxMessageSize, fileSize);

@@ -23,6 +23,9 @@ public final class MessageInternals {
         /** True when the record CRC follows properties that lack their final separator, which is then added. */
         boolean appendPropertySeparator(BrokerMessage m);
 
+        /** Makes {@code m} end with the record CRC property ({@code enabledAppendPropCRC}); the putting thread only. */
+        void withRecordCrc(BrokerMessage m);
+
         /** Records what the store assigned when it appended {@code m}; the appending thread only. */
         void assigned(BrokerMessage m, long physicalOffset, long queueOffset, long storeTimestamp);
     }
@@ -40,7 +43,7 @@ public final class MessageInternals {
         access = implementation;
     }
 
-    static Access access() {
+    public static Access access() {
         Access a = access;
         if (a == null) {
             try {

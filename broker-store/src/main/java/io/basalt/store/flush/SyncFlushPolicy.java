@@ -1,6 +1,7 @@
 package io.basalt.store.flush;
 
 import io.basalt.store.FlushObserver;
+import io.basalt.common.concurrent.DaemonThreads;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -36,11 +37,7 @@ final class SyncFlushPolicy implements FlushPolicy {
         this.syncFlushTimeoutMs = syncFlushTimeoutMs;
         this.syncFlushTimeoutNs = TimeUnit.MILLISECONDS.toNanos(syncFlushTimeoutMs);
         this.watcher = new FlushDiskWatcher(System::nanoTime, failStop);
-        this.ackExecutor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "FlushAckThread");
-            t.setDaemon(true);
-            return t;
-        });
+        this.ackExecutor = Executors.newSingleThreadExecutor(DaemonThreads.named("FlushAckThread"));
         this.groupCommit = new GroupCommitService(target, failStop, watcher, ackExecutor);
     }
 

@@ -8,10 +8,10 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 
+import io.basalt.store.mappedfile.StoreFiles;
 import io.basalt.store.mappedfile.Unmapper;
 
 /**
@@ -29,7 +29,7 @@ import io.basalt.store.mappedfile.Unmapper;
  * <p>The writer (the dispatcher) writes through a mapping of the file, as RocketMQ does: a key costs
  * a few memory stores instead of four system calls. Readers never touch the mapping: they use
  * positional reads (pread), which see the same page cache. So a lookup touches a few pages without
- * mmap fault read-ahead (pain point #17), and the mapping can be unmapped deterministically once the
+ * mmap fault read-ahead (docs/pain-points.md#pp-17), and the mapping can be unmapped deterministically once the
  * file is full and flushed, or deleted, with no reader able to fault on it; closing the channel under a
  * reader makes that reader stop with what it found. An item is written before the slot that points to
  * it and the header last (then the volatile indexCount), so a reader always follows a complete chain.
@@ -343,8 +343,6 @@ final class IndexFile {
     synchronized void delete() throws IOException {
         unmap();
         channel.close();
-        Path renamed = path.resolveSibling(path.getFileName() + ".delete");
-        Files.move(path, renamed, StandardCopyOption.ATOMIC_MOVE);
-        Files.delete(renamed);
+        StoreFiles.delete(path);
     }
 }

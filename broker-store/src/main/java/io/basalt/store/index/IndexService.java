@@ -1,5 +1,6 @@
 package io.basalt.store.index;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -15,6 +16,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.basalt.common.io.Closeables;
+import io.basalt.store.mappedfile.StoreFiles;
 import io.basalt.store.queue.DispatchRequest;
 
 import org.slf4j.Logger;
@@ -30,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * (the dispatcher, or recovery before it starts); {@link #deleteFilesBelow} by the cleaning thread,
  * which only removes old files and never the newest; {@link #queryOffset} from any thread.
  */
-public final class IndexService {
+public final class IndexService implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(IndexService.class);
     private static final DateTimeFormatter FILE_NAME = DateTimeFormatter.ofPattern("yyyyMMddHHmmssSSS");
     /** RocketMQ's maxHashSlotNum and maxIndexNum. */
@@ -68,7 +71,7 @@ public final class IndexService {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(indexDir)) {
             for (Path p : stream) {
                 String name = p.getFileName().toString();
-                if (name.endsWith(".delete")) {
+                if (StoreFiles.isDeleteLeftover(p)) {
                     Files.delete(p);
                 } else if (isTimestampName(name)) {
                     paths.add(p);
@@ -103,13 +106,7 @@ public final class IndexService {
     }
 
     private void closeQuietly(IOException failure) {
-        for (IndexFile f : files) {
-            try {
-                f.close();
-            } catch (IOException e) {
-                failure.addSuppressed(e);
-            }
-        }
+        Closeables.closeAllAfter(failure, files, IndexFile::close);
         files.clear();
     }
 
@@ -299,21 +296,10 @@ public final class IndexService {
 
     /** Flushes and closes every file; keeps going after a failure and reports all of them. */
     public void close() throws IOException {
-        IOException failure = null;
-        for (IndexFile f : files) {
-            try {
-                f.close();
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        files.clear();
-        if (failure != null) {
-            throw failure;
+        try {
+            Closeables.closeAll(files, IndexFile::close);
+        } finally {
+            files.clear();
         }
     }
 }

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
+import io.basalt.common.io.Directories;
 import io.basalt.store.FlushDiskType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,26 +42,23 @@ import org.slf4j.LoggerFactory;
  * a reader, the last {@link SelectedBuffer#release()} does.
  *
  * <p>Page-cache discipline (why small flushes stay small): a store through a mapping dirties the whole
- * page-cache folio it lands in, and msync/fdatasync then write the whole folio. On this project's
- * reference machine (Linux 6.18, ext4) a 256 MiB file preallocated with 1 MiB writes gave 1 MiB folios
- * and a 4 KiB put + force wrote 1,024 KiB to the device; pages faulted in through the mapping with
- * readahead gave 2 MiB folios and 2,048 KiB per 4 KiB flush. Preallocating with 4 KiB writes gave
- * 4.1 KiB per flush (4.2 KiB with FileChannel.write + force(false)), and so did faulting pages in after
- * {@code madvise(MADV_RANDOM)} (4.1 KiB). So under SYNC_FLUSH new files are zero-filled one 4 KiB page
+ * page-cache folio it lands in, and msync/fdatasync then write the whole folio. Files preallocated
+ * with large writes, or faulted in with readahead, get large folios, and a 4 KiB put + force then
+ * writes up to a whole folio; files preallocated one 4 KiB page per write, or faulted in after
+ * {@code madvise(MADV_RANDOM)}, keep 4 KiB folios and a small flush writes about 4 KiB (figures in
+ * {@code docs/measurements.md#folios}). So under SYNC_FLUSH new files are zero-filled one 4 KiB page
  * per write and the mapping is advised MADV_RANDOM; under ASYNC_FLUSH, whose flushes are large, files
  * are fallocated and keep large folios, which halves the disk traffic ({@link Allocation}). {@link #flush(int)} uses
- * {@code MappedByteBuffer.force(index, length)} (msync of the dirty range only; device bytes were the
- * same as {@code FileChannel.force(false)}: 4.1 vs 4.2 KiB, 1,024.2 vs 1,024.3 KiB).
+ * {@code MappedByteBuffer.force(index, length)} (msync of the dirty range only; it writes the same
+ * device bytes as {@code FileChannel.force(false)}).
  */
 public final class MappedFile implements SelectedBuffer.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(MappedFile.class);
 
     public static final int OS_PAGE_SIZE = 4096;
-    /** The largest page-cache folio seen on the reference machine (PMD size). */
+    /** The largest page-cache folio (PMD size; see docs/measurements.md#folios). */
     private static final int LARGEST_FOLIO = 2 << 20;
-    static final String DELETE_SUFFIX = ".delete";
     static final String ALLOCATING_SUFFIX = ".alloc";
-    private static final int FILE_NAME_LENGTH = 20;
     private static final int ENOSPC = 28;
     private static final AtomicInteger LIVE_MAPPINGS = new AtomicInteger();
     /** Where warm() leaves what it read, so the page-touching reads cannot be optimised away. */
@@ -136,7 +134,8 @@ public final class MappedFile implements SelectedBuffer.Owner {
         /**
          * ASYNC_FLUSH: fallocate (zero-fill where unsupported) and default advice. Each byte reaches the
          * disk once, with the data, and large folios make the background writeback cheap; flushes are
-         * large, so their granularity does not matter. Measured: 1 KiB appends 2.3x faster than ZERO_FILL.
+         * large, so their granularity does not matter; small appends run faster than with ZERO_FILL
+         * (docs/measurements.md#allocation).
          */
         FALLOCATE;
 
@@ -159,7 +158,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
             throw new IllegalArgumentException("write buffer of " + writeBufferOrNull.capacity()
                 + " bytes is smaller than the file size " + fileSize);
         }
-        long fileFromOffset = parseFileName(file.getFileName().toString());
+        long fileFromOffset = StoreFiles.parseFileName(file.getFileName().toString());
         if (fileFromOffset < 0) {
             throw new IOException("file " + file + ": name is not a 20-digit offset");
         }
@@ -207,7 +206,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
             throw new IOException("file " + file + " appeared while it was being allocated; not overwriting it");
         }
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        fsyncDirectory(file.toAbsolutePath().getParent());
+        Directories.fsync(file.toAbsolutePath().getParent());
         LOG.info("allocated {} ({} bytes) in {} ms", file, fileSize,
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs));
     }
@@ -235,35 +234,6 @@ public final class MappedFile implements SelectedBuffer.Owner {
             if (forceEveryPages > 0 && ++pages % forceEveryPages == 0) {
                 ch.force(false);
             }
-        }
-    }
-
-    /** The file name of the file starting at global offset {@code fileFromOffset}. */
-    public static String fileName(long fileFromOffset) {
-        return String.format("%020d", fileFromOffset);
-    }
-
-    /** The offset a file name stands for, or -1 unless it is exactly 20 decimal digits. */
-    static long parseFileName(String name) {
-        if (name.length() != FILE_NAME_LENGTH) {
-            return -1;
-        }
-        for (int i = 0; i < FILE_NAME_LENGTH; i++) {
-            char c = name.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-        }
-        try {
-            return Long.parseLong(name);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    static void fsyncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
         }
     }
 
@@ -503,8 +473,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
     /**
      * Recovery reads a file with read() or readahead faults, which fill the page cache with large
      * folios; appends through the mapping would then dirty, and every small flush write, up to
-     * 2 MiB (measured after a simulated reboot, a 64 MiB file read whole through a FileChannel, 4 KiB
-     * appends straddling two pages: 306.6 KiB written per flush; with this reset 8.3-10.1 KiB).
+     * 2 MiB (docs/measurements.md#tail-reset).
      * So the clean cache from the 2 MiB boundary below {@code wrote} to the end is dropped (our page
      * table entries first, then the page cache), and later faults bring it back in 4 KiB pages
      * (MADV_RANDOM). Only clean pages go; without JNA this does nothing.
@@ -643,13 +612,10 @@ public final class MappedFile implements SelectedBuffer.Owner {
         if (!currentPath.equals(path)) {
             return;
         }
-        Path target = path.resolveSibling(path.getFileName() + DELETE_SUFFIX);
         try {
-            Files.move(path, target, StandardCopyOption.ATOMIC_MOVE);
-            currentPath = target;
-            fsyncDirectory(target.toAbsolutePath().getParent());
+            currentPath = StoreFiles.renameForDelete(path);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot rename " + path + " to " + target, e);
+            throw new UncheckedIOException("cannot rename " + path + " to " + path.getFileName() + StoreFiles.DELETE_SUFFIX, e);
         }
     }
 
@@ -658,8 +624,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
             return;
         }
         try {
-            Files.deleteIfExists(currentPath);
-            fsyncDirectory(currentPath.toAbsolutePath().getParent());
+            StoreFiles.deleteAndSync(currentPath);
             deleted = true;
             LOG.info("deleted {}", currentPath);
         } catch (IOException e) {

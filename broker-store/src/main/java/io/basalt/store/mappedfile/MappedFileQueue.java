@@ -79,7 +79,7 @@ public final class MappedFileQueue {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path entry : entries) {
                 String name = entry.getFileName().toString();
-                if (name.endsWith(MappedFile.DELETE_SUFFIX) || name.endsWith(MappedFile.ALLOCATING_SUFFIX)) {
+                if (name.endsWith(StoreFiles.DELETE_SUFFIX) || name.endsWith(MappedFile.ALLOCATING_SUFFIX)) {
                     LOG.info("removing leftover {}", entry);
                     Files.delete(entry);
                     continue;
@@ -88,7 +88,7 @@ public final class MappedFileQueue {
                     throw new IOException("loading " + dir + ": " + name + " is a directory, expected only "
                         + "files named by a 20-digit offset");
                 }
-                long offset = MappedFile.parseFileName(name);
+                long offset = StoreFiles.parseFileName(name);
                 if (offset < 0) {
                     throw new IOException("loading " + dir + ": file " + name + ": name is not a 20-digit offset");
                 }
@@ -173,10 +173,10 @@ public final class MappedFileQueue {
         } else {
             return last;
         }
-        Path next = dir.resolve(MappedFile.fileName(createOffset));
+        Path next = dir.resolve(StoreFiles.fileName(createOffset));
         MappedFile created;
         if (allocator != null) {
-            created = allocator.allocate(next, dir.resolve(MappedFile.fileName(createOffset + fileSize)), fileSize);
+            created = allocator.allocate(next, dir.resolve(StoreFiles.fileName(createOffset + fileSize)), fileSize);
         } else {
             Files.createDirectories(dir);
             created = MappedFile.open(next, fileSize, null, null, allocation, 0);

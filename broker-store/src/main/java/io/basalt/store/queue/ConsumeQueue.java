@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.basalt.common.io.Closeables;
+import io.basalt.store.mappedfile.StoreFiles;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,7 +100,7 @@ public final class ConsumeQueue {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             for (Path p : stream) {
                 String name = p.getFileName().toString();
-                if (name.endsWith(".delete")) {
+                if (StoreFiles.isDeleteLeftover(p)) {
                     Files.delete(p); // a deletion that a crash interrupted
                 } else {
                     paths.add(p);
@@ -110,30 +113,22 @@ public final class ConsumeQueue {
             long expected = -1;
             for (Path p : paths) {
                 String name = p.getFileName().toString();
-                long from;
-                try {
-                    from = Long.parseLong(name);
-                } catch (NumberFormatException e) {
+                long from = StoreFiles.parseFileName(name);
+                if (from < 0) {
                     throw new IOException("ConsumeQueue file " + p + " is not named by a 20-digit offset");
                 }
-                if (name.length() != 20 || from % fileSize != 0) {
+                if (from % fileSize != 0) {
                     throw new IOException("ConsumeQueue file " + p + " is not at a multiple of mappedFileSizeConsumeQueue " + fileSize);
                 }
                 if (expected >= 0 && from != expected) {
                     throw new IOException("ConsumeQueue file " + p + " does not follow the previous file (expected "
-                            + ConsumeQueueFile.fileName(expected) + ")");
+                            + StoreFiles.fileName(expected) + ")");
                 }
                 loaded.add(ConsumeQueueFile.open(dir, from, fileSize));
                 expected = from + fileSize;
             }
         } catch (IOException | RuntimeException e) {
-            for (ConsumeQueueFile f : loaded) {
-                try {
-                    f.close();
-                } catch (IOException closeError) {
-                    e.addSuppressed(closeError);
-                }
-            }
+            Closeables.closeAllAfter(e, loaded, ConsumeQueueFile::close);
             throw e;
         }
         return new ConsumeQueue(topic, queueId, dir, fileSize, loaded);
@@ -565,27 +560,18 @@ public final class ConsumeQueue {
 
     /** Commits what was appended, then flushes and closes the files. Writer thread (or after it stopped). */
     public void close() throws IOException {
-        IOException failure = null;
         try {
             commit();
         } catch (IOException e) {
-            failure = e;
+            Closeables.closeAllAfter(e, files, ConsumeQueue::flushAndClose);
+            throw e;
         }
-        for (ConsumeQueueFile f : files) {
-            try {
-                f.flush();
-                f.close();
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        Closeables.closeAll(files, ConsumeQueue::flushAndClose);
+    }
+
+    private static void flushAndClose(ConsumeQueueFile f) throws IOException {
+        f.flush();
+        f.close();
     }
 
     /** Deletes every file and the queue's directory. */

@@ -7,15 +7,17 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+
+import io.basalt.common.io.Directories;
+import io.basalt.store.mappedfile.StoreFiles;
 
 /**
  * One ConsumeQueue file: {@code fileSize} bytes of 20-byte entries, named by the 20-digit logical
  * byte offset of its first entry (entry index × 20), as RocketMQ names them.
  *
  * <p>Reads and writes go through positional {@link FileChannel} calls (pread/pwrite) instead of a
- * mapping: a lookup touches one 4 KiB page without mmap fault read-ahead (pain point #17), and a
+ * mapping: a lookup touches one 4 KiB page without mmap fault read-ahead (docs/pain-points.md#pp-17), and a
  * file can be closed and deleted while a reader is in a call; that reader gets
  * {@link ClosedChannelException} and treats the entries as gone, no reader can crash on an unmapped
  * page. One writer (the dispatcher or recovery); any number of readers.
@@ -34,13 +36,9 @@ final class ConsumeQueueFile {
         this.channel = channel;
     }
 
-    static String fileName(long fileFromOffset) {
-        return String.format("%020d", fileFromOffset);
-    }
-
     /** Opens an existing file, or creates it with {@code fileSize} zero bytes (unwritten entries are zeros). */
     static ConsumeQueueFile open(Path dir, long fileFromOffset, int fileSize) throws IOException {
-        Path path = dir.resolve(fileName(fileFromOffset));
+        Path path = dir.resolve(StoreFiles.fileName(fileFromOffset));
         boolean created = !Files.exists(path);
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
@@ -50,7 +48,7 @@ final class ConsumeQueueFile {
                 // Same size as RocketMQ's preallocated mapping, so RocketMQ's size check accepts it.
                 channel.write(ByteBuffer.wrap(new byte[1]), fileSize - 1L);
                 channel.force(true);
-                fsyncDirectory(dir);
+                Directories.fsync(dir);
             } else if (length != fileSize) {
                 throw new IOException("ConsumeQueue file " + path + " has " + length
                         + " bytes, mappedFileSizeConsumeQueue says " + fileSize);
@@ -60,18 +58,6 @@ final class ConsumeQueueFile {
             throw e;
         }
         return new ConsumeQueueFile(path, fileFromOffset, fileSize, channel);
-    }
-
-    static void fsyncDirectory(Path dir) throws IOException {
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        } catch (IOException e) {
-            // Some file systems refuse to open or sync a directory; the files themselves are synced.
-            if (Files.isDirectory(dir)) {
-                return;
-            }
-            throw e;
-        }
     }
 
     Path path() {
@@ -140,8 +126,6 @@ final class ConsumeQueueFile {
     /** Closes, renames to {@code .delete} and removes the file (a crash in between leaves only a .delete file). */
     void delete() throws IOException {
         channel.close();
-        Path renamed = path.resolveSibling(path.getFileName() + ".delete");
-        Files.move(path, renamed, StandardCopyOption.ATOMIC_MOVE);
-        Files.delete(renamed);
+        StoreFiles.delete(path);
     }
 }

@@ -1,5 +1,6 @@
 package io.basalt.store.queue;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -12,6 +13,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
+import io.basalt.common.io.Closeables;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: queues are created, appended to and committed by the dispatcher (or by recovery
  * before the dispatcher starts); lookups and reads may come from any thread.
  */
-public final class ConsumeQueueStore {
+public final class ConsumeQueueStore implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumeQueueStore.class);
 
     private final Path dir;
@@ -191,21 +194,10 @@ public final class ConsumeQueueStore {
 
     /** Closes every queue; keeps going after a failure and reports all of them. */
     public void close() throws IOException {
-        IOException failure = null;
-        for (ConsumeQueue q : allQueues()) {
-            try {
-                q.close();
-            } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        queues.clear();
-        if (failure != null) {
-            throw failure;
+        try {
+            Closeables.closeAll(allQueues(), ConsumeQueue::close);
+        } finally {
+            queues.clear();
         }
     }
 }

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Never skipping.</b> A record that fails its check inside the dispatchable range stops the
  * dispatcher: it logs one ERROR line with the offset and reason and sets {@link #alarm()}; nothing after
  * it is dispatched until an operator (or recovery on restart) deals with it. RocketMQ skips such
- * records, which makes acknowledged messages unconsumable (pain point #16).
+ * records, which makes acknowledged messages unconsumable (docs/pain-points.md#pp-16).
  *
  * <p><b>Gaps.</b> If a queue's next entry is beyond its end (its tail was lost, e.g. a torn
  * ConsumeQueue file after power loss), the dispatcher rewinds to the end of that queue's last entry

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Brings the ConsumeQueues and the index in line with the recovered CommitLog at start-up, and says
  * where the dispatcher must resume so that whatever they miss is dispatched again. The queues and the
- * index are caches of the log (pain point #16): deleting {@code consumequeue/} and {@code index/}
+ * index are caches of the log (docs/pain-points.md#pp-16): deleting {@code consumequeue/} and {@code index/}
  * rebuilds them from the CommitLog's first offset.
  *
  * <ol>

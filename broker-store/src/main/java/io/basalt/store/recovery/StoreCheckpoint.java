@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@code recordCrcFromOffset} is where the store began appending records with the record CRC
  * property (every record from there carries it), so recovery requires it there; -1: none must.
  *
- * <p>Why a separate recovery offset (pain point: crash recovery that rescans from a timestamp and
- * takes hours): {@code physicRecoveryOffset} is a CommitLog byte offset at a record boundary below
+ * <p>Why a separate recovery offset (crash recovery that rescans from a timestamp and
+ * takes hours, docs/pain-points.md#pp-5): {@code physicRecoveryOffset} is a CommitLog byte offset at a record boundary below
  * which every record is durable; crash recovery starts scanning at the file that holds it. It is
  * not stored in masterFlushedOffset because that field already means something to RocketMQ's HA.
  *

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The disk watch: samples the usage of the store's partitions on its own thread (not the one busy
- * deleting files, pain point #10) and keeps the "disk full" flag that makes puts fail fast. The flag
+ * deleting files, docs/pain-points.md#pp-10) and keeps the "disk full" flag that makes puts fail fast. The flag
  * sets above diskSpaceWarningLevelRatio and clears by itself once usage falls to
  * diskSpaceCleanForciblyRatio; each change is logged once with the path, the usage and the threshold.
  *

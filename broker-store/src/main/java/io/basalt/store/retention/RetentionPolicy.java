@@ -17,7 +17,7 @@ import java.util.List;
  *       oldest first whatever their age ("clean immediately", if {@code cleanFileForciblyEnable}).</li>
  *   <li>Above {@code diskSpaceWarningLevelRatio} % (90, clamped to [35, 90]) the disk is full: puts
  *       fail fast. It stays full until usage falls to the forcible-clean ratio or below, so that the
- *       flag does not flap around one threshold (pain point #10).</li>
+ *       flag does not flap around one threshold (docs/pain-points.md#pp-10).</li>
  * </ul>
  * Never the newest file, never a file a reader holds: those are the file queue's rules.
  */

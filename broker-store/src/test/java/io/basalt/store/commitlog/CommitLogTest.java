@@ -61,6 +61,7 @@ import io.basalt.store.flush.FailStop;
 import io.basalt.store.flush.FlushTarget;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.SelectedBuffer;
+import io.basalt.store.mappedfile.StoreFiles;
 
 class CommitLogTest {
     private static final int FILE_SIZE = 1024 * 1024;
@@ -162,7 +163,7 @@ class CommitLogTest {
         replica.shutdown();
         opened.remove(replica);
         try (var names = Files.list(replicaConfig.commitLogDir())) {
-            assertTrue(names.allMatch(f -> Long.parseLong(f.getFileName().toString()) >= third),
+            assertTrue(names.allMatch(f -> StoreFiles.parseFileName(f.getFileName().toString()) >= third),
                 "no file is left before the new start (none made ahead of need either)");
         }
 
@@ -441,7 +442,7 @@ class CommitLogTest {
             List<ILoggingEvent> errors = logged.list.stream().filter(e -> e.getLevel() == Level.ERROR).toList();
             assertEquals(1, errors.size());
             String line = errors.get(0).getFormattedMessage();
-            assertTrue(line.contains("read-only") && line.contains(MappedFile.fileName(0)) && line.contains("offset 0"),
+            assertTrue(line.contains("read-only") && line.contains(StoreFiles.fileName(0)) && line.contains("offset 0"),
                 line);
         } finally {
             failStopLog.detachAppender(logged);
@@ -645,7 +646,7 @@ class CommitLogTest {
     void failedFileAllocationIsCreateMappedFileFailed() throws IOException {
         CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).build());
         // A non-empty directory where the third file must go: creating that file fails.
-        Path blocker = dir.resolve("commitlog").resolve(MappedFile.fileName(2L * FILE_SIZE));
+        Path blocker = dir.resolve("commitlog").resolve(StoreFiles.fileName(2L * FILE_SIZE));
         Files.createDirectories(blocker.resolve("occupied"));
 
         PutMessageResult r;
@@ -668,11 +669,11 @@ class CommitLogTest {
     void aStoreThatFailedToLoadKeepsTheCrashMarker() throws IOException {
         StoreConfig config = config(FlushDiskType.ASYNC_FLUSH).build();
         Files.createDirectories(config.commitLogDir());
-        Files.write(config.commitLogDir().resolve(MappedFile.fileName(0)), new byte[100]);
+        Files.write(config.commitLogDir().resolve(StoreFiles.fileName(0)), new byte[100]);
         Files.createFile(dir.resolve("abort"));
         CommitLog log = CommitLog.open(config);
         IOException refused = assertThrows(IOException.class, log::load);
-        assertTrue(refused.getMessage().contains(MappedFile.fileName(0)), refused.getMessage());
+        assertTrue(refused.getMessage().contains(StoreFiles.fileName(0)), refused.getMessage());
         log.shutdown();
         assertTrue(Files.exists(dir.resolve("abort")), "the next start must still run a crash recovery");
         assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, put(log, message(0, 300)).status());

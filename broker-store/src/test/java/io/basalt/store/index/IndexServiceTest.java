@@ -17,12 +17,11 @@ import java.util.stream.Stream;
 
 import io.basalt.store.queue.DispatchRequest;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class IndexServiceTest extends LeakCheck {
+class IndexServiceTest {
     private static final long T0 = 1_700_000_000_000L;
 
     @TempDir

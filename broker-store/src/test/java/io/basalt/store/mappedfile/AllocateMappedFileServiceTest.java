@@ -19,9 +19,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.basalt.common.test.ProcessResources;
+
 import io.basalt.store.FlushDiskType;
 
-class AllocateMappedFileServiceTest extends LeakCheck {
+class AllocateMappedFileServiceTest {
     static final int FILE_SIZE = 1 << 20;
 
     @TempDir
@@ -51,7 +53,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
         start(FlushDiskType.ASYNC_FLUSH, true, null);
         MappedFile first = queue.lastFileOrCreate(0);
         assertEquals(0, first.fileFromOffset());
-        Path second = dir.resolve(MappedFile.fileName(FILE_SIZE));
+        Path second = dir.resolve(StoreFiles.fileName(FILE_SIZE));
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(second));
         assertTrue(service.isRequested(second), "created and waiting to be handed out");
 
@@ -59,7 +61,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
         MappedFile next = queue.lastFileOrCreate(0);
         assertEquals(FILE_SIZE, next.fileFromOffset());
         assertFalse(service.isRequested(second), "handed out");
-        Path third = dir.resolve(MappedFile.fileName(2L * FILE_SIZE));
+        Path third = dir.resolve(StoreFiles.fileName(2L * FILE_SIZE));
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(third));
         assertSame(next, queue.lastFile());
     }
@@ -69,7 +71,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
         start(FlushDiskType.SYNC_FLUSH, true, null);
         MappedFile file = queue.lastFileOrCreate(0);
         assertTrue(FileBlocks.allocatedBytes(file.path()) >= FILE_SIZE, "not sparse");  // ext4 may add an extent block
-        assertEquals(FILE_SIZE / 1024, Smaps.residentKiB(file.path()), "every page faulted in");
+        assertEquals(FILE_SIZE / 1024, ProcessResources.residentKiB(file.path()), "every page faulted in");
         assertEquals(NativeIO.isAvailable(), file.isLocked(), "mlocked where the platform allows");
 
         file.appendRaw(ByteBuffer.wrap(filled(FILE_SIZE, 2)));
@@ -106,7 +108,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
         start(FlushDiskType.ASYNC_FLUSH, false, null);
         MappedFile file = queue.lastFileOrCreate(0);
         assertTrue(FileBlocks.allocatedBytes(file.path()) >= FILE_SIZE, "not sparse");  // ext4 may add an extent block
-        assertEquals(0, Smaps.residentKiB(file.path()));
+        assertEquals(0, ProcessResources.residentKiB(file.path()));
         assertFalse(file.isLocked());
     }
 
@@ -116,9 +118,9 @@ class AllocateMappedFileServiceTest extends LeakCheck {
         Path notADirectory = dir.resolve("plain-file");
         Files.write(notADirectory, new byte[1]);
         IOException e = assertThrows(IOException.class, () -> service.allocate(
-            notADirectory.resolve(MappedFile.fileName(0)), notADirectory.resolve(MappedFile.fileName(FILE_SIZE)),
+            notADirectory.resolve(StoreFiles.fileName(0)), notADirectory.resolve(StoreFiles.fileName(FILE_SIZE)),
             FILE_SIZE));
-        assertTrue(e.getMessage().startsWith("create mapped file " + notADirectory.resolve(MappedFile.fileName(0))
+        assertTrue(e.getMessage().startsWith("create mapped file " + notADirectory.resolve(StoreFiles.fileName(0))
             + " failed"), e.getMessage());
 
         assertNotNull(queue.lastFileOrCreate(0), "later requests still served");
@@ -127,9 +129,9 @@ class AllocateMappedFileServiceTest extends LeakCheck {
     @Test
     void aCallerWaitsBoundedAndGetsATimeoutError() {
         AllocateMappedFileService idle = new AllocateMappedFileService(FlushDiskType.ASYNC_FLUSH, false, 16, null, 100);
-        Path next = dir.resolve(MappedFile.fileName(0));
+        Path next = dir.resolve(StoreFiles.fileName(0));
         IOException e = assertThrows(IOException.class,
-            () -> idle.allocate(next, dir.resolve(MappedFile.fileName(FILE_SIZE)), FILE_SIZE));
+            () -> idle.allocate(next, dir.resolve(StoreFiles.fileName(FILE_SIZE)), FILE_SIZE));
         assertEquals("create mapped file " + next + " timed out after 100 ms", e.getMessage());
         idle.shutdown();
     }
@@ -141,7 +143,7 @@ class AllocateMappedFileServiceTest extends LeakCheck {
             start(FlushDiskType.ASYNC_FLUSH, false, pool);
             MappedFile first = queue.lastFileOrCreate(0);
             assertTrue(first.hasWriteBuffer());
-            Path second = dir.resolve(MappedFile.fileName(FILE_SIZE));
+            Path second = dir.resolve(StoreFiles.fileName(FILE_SIZE));
             await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(second));
             assertEquals(0, pool.availableBufferCount());
 

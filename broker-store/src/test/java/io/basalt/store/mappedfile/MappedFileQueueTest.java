@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MappedFileQueueTest extends LeakCheck {
+class MappedFileQueueTest {
     static final int FILE_SIZE = 1 << 20;
 
     @TempDir
@@ -59,7 +59,7 @@ class MappedFileQueueTest extends LeakCheck {
             first.appendRaw(ByteBuffer.wrap(filled(1, 1)));
             MappedFile second = queue.lastFileOrCreate(0);
             assertEquals(6L * FILE_SIZE, second.fileFromOffset());
-            assertEquals(List.of(MappedFile.fileName(5L * FILE_SIZE), MappedFile.fileName(6L * FILE_SIZE)), names());
+            assertEquals(List.of(StoreFiles.fileName(5L * FILE_SIZE), StoreFiles.fileName(6L * FILE_SIZE)), names());
 
             second.appendRaw(ByteBuffer.wrap(filled(100, 2)));
             assertEquals(5L * FILE_SIZE, queue.minOffset());
@@ -136,8 +136,8 @@ class MappedFileQueueTest extends LeakCheck {
     @Test
     void loadMapsContiguousFilesAsFullAndRemovesLeftovers() throws IOException {
         queueWithFiles(3).shutdown();
-        Files.write(dir.resolve(MappedFile.fileName(0) + MappedFile.DELETE_SUFFIX), new byte[1]);
-        Files.write(dir.resolve(MappedFile.fileName(9L * FILE_SIZE) + MappedFile.ALLOCATING_SUFFIX), new byte[1]);
+        Files.write(dir.resolve(StoreFiles.fileName(0) + StoreFiles.DELETE_SUFFIX), new byte[1]);
+        Files.write(dir.resolve(StoreFiles.fileName(9L * FILE_SIZE) + MappedFile.ALLOCATING_SUFFIX), new byte[1]);
 
         MappedFileQueue loaded = new MappedFileQueue(dir, FILE_SIZE, null);
         try {
@@ -167,21 +167,21 @@ class MappedFileQueueTest extends LeakCheck {
     @Test
     void loadRefusesAFileOfTheWrongSize() throws IOException {
         queueWithFiles(2).shutdown();
-        try (var ch = java.nio.channels.FileChannel.open(dir.resolve(MappedFile.fileName(FILE_SIZE)),
+        try (var ch = java.nio.channels.FileChannel.open(dir.resolve(StoreFiles.fileName(FILE_SIZE)),
             java.nio.file.StandardOpenOption.WRITE)) {
             ch.truncate(4096);
         }
         IOException e = assertThrows(IOException.class, () -> new MappedFileQueue(dir, FILE_SIZE, null).load());
-        assertTrue(e.getMessage().contains("file " + MappedFile.fileName(FILE_SIZE) + ": size 4096 bytes, expected "
+        assertTrue(e.getMessage().contains("file " + StoreFiles.fileName(FILE_SIZE) + ": size 4096 bytes, expected "
             + FILE_SIZE), e.getMessage());
     }
 
     @Test
     void loadRefusesAGapBetweenFiles() throws IOException {
         queueWithFiles(3).shutdown();
-        Files.delete(dir.resolve(MappedFile.fileName(FILE_SIZE)));
+        Files.delete(dir.resolve(StoreFiles.fileName(FILE_SIZE)));
         IOException e = assertThrows(IOException.class, () -> new MappedFileQueue(dir, FILE_SIZE, null).load());
-        assertTrue(e.getMessage().contains("file " + MappedFile.fileName(2L * FILE_SIZE) + " starts at offset "
+        assertTrue(e.getMessage().contains("file " + StoreFiles.fileName(2L * FILE_SIZE) + " starts at offset "
             + 2L * FILE_SIZE + " but the previous file ends at " + FILE_SIZE + " (files are missing)"), e.getMessage());
     }
 
@@ -197,11 +197,11 @@ class MappedFileQueueTest extends LeakCheck {
             assertEquals(cut, queue.maxOffset());
             assertEquals(cut, queue.flushedWhere());
             assertEquals(cut, queue.committedWhere());
-            assertEquals(List.of(MappedFile.fileName(0), MappedFile.fileName(FILE_SIZE)), names());
+            assertEquals(List.of(StoreFiles.fileName(0), StoreFiles.fileName(FILE_SIZE)), names());
         } finally {
             queue.shutdown();
         }
-        byte[] holding = Files.readAllBytes(dir.resolve(MappedFile.fileName(FILE_SIZE)));
+        byte[] holding = Files.readAllBytes(dir.resolve(StoreFiles.fileName(FILE_SIZE)));
         assertArrayEquals(filled(1000, 2), Arrays.copyOfRange(holding, 0, 1000));
         assertArrayEquals(new byte[FILE_SIZE - 1000], Arrays.copyOfRange(holding, 1000, FILE_SIZE));
     }
@@ -220,7 +220,7 @@ class MappedFileQueueTest extends LeakCheck {
             reader.release();
 
             assertEquals(2, queue.deleteExpiredFilesByTime(60_000, 1, 0, false), "never the last file");
-            assertEquals(List.of(MappedFile.fileName(3L * FILE_SIZE)), names());
+            assertEquals(List.of(StoreFiles.fileName(3L * FILE_SIZE)), names());
             assertEquals(0, queue.deleteExpiredFilesByTime(60_000, 0, 0, true));
         } finally {
             queue.shutdown();

@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MappedFileTest extends LeakCheck {
+import io.basalt.common.test.ProcessResources;
+
+class MappedFileTest {
     static final int FILE_SIZE = 1 << 20;
 
     @TempDir
@@ -48,13 +50,13 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void fileNameIsTheTwentyDigitOffsetOfTheFirstByte() throws IOException {
-        assertEquals("00000000000000000000", MappedFile.fileName(0));
-        assertEquals("00000000001073741824", MappedFile.fileName(1L << 30));
-        assertEquals(1L << 30, MappedFile.parseFileName("00000000001073741824"));
-        assertEquals(-1, MappedFile.parseFileName("0000000000107374182"));
-        assertEquals(-1, MappedFile.parseFileName("0000000000107374182x"));
+        assertEquals("00000000000000000000", StoreFiles.fileName(0));
+        assertEquals("00000000001073741824", StoreFiles.fileName(1L << 30));
+        assertEquals(1L << 30, StoreFiles.parseFileName("00000000001073741824"));
+        assertEquals(-1, StoreFiles.parseFileName("0000000000107374182"));
+        assertEquals(-1, StoreFiles.parseFileName("0000000000107374182x"));
 
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(3L * FILE_SIZE)), FILE_SIZE, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(3L * FILE_SIZE)), FILE_SIZE, null);
         try {
             assertEquals(3L * FILE_SIZE, file.fileFromOffset());
             assertEquals(FILE_SIZE, Files.size(file.path()));
@@ -66,10 +68,10 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void newFileHasAllItsBlocksAllocated() throws Exception {
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), FILE_SIZE, null);
         try {
             assertTrue(FileBlocks.allocatedBytes(file.path()) >= FILE_SIZE, "not sparse");  // ext4 may add an extent block
-            assertFalse(Files.exists(dir.resolve(MappedFile.fileName(0) + MappedFile.ALLOCATING_SUFFIX)));
+            assertFalse(Files.exists(dir.resolve(StoreFiles.fileName(0) + MappedFile.ALLOCATING_SUFFIX)));
         } finally {
             file.close();
         }
@@ -77,7 +79,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void aFallocatedFileHasAllItsBlocksReadsAsZerosAndKeepsWhatIsWritten() throws Exception {
-        Path path = dir.resolve(MappedFile.fileName(0));
+        Path path = dir.resolve(StoreFiles.fileName(0));
         MappedFile file = MappedFile.open(path, FILE_SIZE, null, null, MappedFile.Allocation.FALLOCATE, 0);
         try {
             assertTrue(FileBlocks.allocatedBytes(path) >= FILE_SIZE, "not sparse");
@@ -99,7 +101,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void existingFileOfAnotherSizeIsRefused() throws IOException {
-        Path path = dir.resolve(MappedFile.fileName(0));
+        Path path = dir.resolve(StoreFiles.fileName(0));
         Files.write(path, new byte[100]);
         IOException e = assertThrows(IOException.class, () -> MappedFile.open(path, FILE_SIZE, null));
         assertTrue(e.getMessage().contains("size 100 bytes, expected " + FILE_SIZE), e.getMessage());
@@ -107,7 +109,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void appendEncodesInPlaceAndReadersSeeTheBytes() throws IOException {
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(FILE_SIZE)), FILE_SIZE, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(FILE_SIZE)), FILE_SIZE, null);
         try {
             AtomicReference<Long> seenOffset = new AtomicReference<>();
             int written = file.append((offset, target) -> {
@@ -147,7 +149,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void appendFillsTheFileToTheExactBoundary() throws IOException {
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), FILE_SIZE, null);
         try {
             assertTrue(file.appendRaw(ByteBuffer.wrap(filled(FILE_SIZE - 10, 3))));
             assertFalse(file.appendRaw(ByteBuffer.wrap(filled(11, 4))), "11 bytes do not fit in 10");
@@ -165,7 +167,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void callbackClaimingMoreThanTheRoomLeftIsRejected() throws IOException {
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), FILE_SIZE, null);
         try {
             assertThrows(IllegalStateException.class, () -> file.append((offset, target) -> FILE_SIZE + 1));
             assertEquals(0, file.wrotePosition());
@@ -176,7 +178,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void flushAdvancesOnlyWhenEnoughPagesAreDirty() throws IOException {
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), FILE_SIZE, null);
         try {
             file.appendRaw(ByteBuffer.wrap(filled(3 * MappedFile.OS_PAGE_SIZE + 1, 5)));
             assertEquals(0, file.flush(4), "3 dirty pages < 4");
@@ -191,7 +193,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void failedForceDoesNotAdvanceFlushedPosition() throws IOException {
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), FILE_SIZE, null);
         try {
             file.appendRaw(ByteBuffer.wrap(filled(5000, 7)));
             file.beforeForce(() -> {
@@ -211,7 +213,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void readerSliceSurvivesDestroyUntilReleased() throws IOException {
-        Path path = dir.resolve(MappedFile.fileName(0));
+        Path path = dir.resolve(StoreFiles.fileName(0));
         MappedFile file = MappedFile.open(path, FILE_SIZE, null);
         file.appendRaw(ByteBuffer.wrap(filled(4096, 9)));
         int mappings = MappedFile.liveMappings();
@@ -221,7 +223,7 @@ class MappedFileTest extends LeakCheck {
         assertFalse(file.destroy(0), "a reader still holds it");
         assertFalse(file.isAvailable());
         assertFalse(Files.exists(path), "renamed away at once");
-        assertTrue(Files.exists(dir.resolve(path.getFileName() + MappedFile.DELETE_SUFFIX)));
+        assertTrue(Files.exists(dir.resolve(path.getFileName() + StoreFiles.DELETE_SUFFIX)));
         assertNull(file.select(0, 10), "no new readers after destroy");
         assertEquals(mappings, MappedFile.liveMappings(), "still mapped under the reader");
         assertArrayEquals(filled(4096, 9), read(selected));
@@ -229,13 +231,13 @@ class MappedFileTest extends LeakCheck {
         selected.release();
         selected.release();
         assertEquals(mappings - 1, MappedFile.liveMappings());
-        assertFalse(Files.exists(dir.resolve(path.getFileName() + MappedFile.DELETE_SUFFIX)));
+        assertFalse(Files.exists(dir.resolve(path.getFileName() + StoreFiles.DELETE_SUFFIX)));
         assertTrue(file.destroy(0));
     }
 
     @Test
     void destroyWithoutReadersDeletesAtOnce() throws IOException {
-        Path path = dir.resolve(MappedFile.fileName(0));
+        Path path = dir.resolve(StoreFiles.fileName(0));
         MappedFile file = MappedFile.open(path, FILE_SIZE, null);
         assertTrue(file.destroy(1000));
         try (var entries = Files.list(dir)) {
@@ -246,7 +248,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void truncateZeroesTheRestAndResetsPositions() throws IOException {
-        Path path = dir.resolve(MappedFile.fileName(0));
+        Path path = dir.resolve(StoreFiles.fileName(0));
         MappedFile file = MappedFile.open(path, FILE_SIZE, null);
         try {
             file.appendRaw(ByteBuffer.wrap(filled(10_000, 8)));
@@ -267,7 +269,7 @@ class MappedFileTest extends LeakCheck {
     void recoveredPositionsResetTheCachedTailSoAppendsGetSmallPages() throws IOException {
         org.junit.jupiter.api.Assumptions.assumeTrue(NativeIO.isAvailable(), "needs madvise");
         int size = 4 << 20;
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), size, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), size, null);
         try {
             file.setPositions(size, size, size);
             try (SelectedBuffer all = file.select(0)) {
@@ -275,9 +277,9 @@ class MappedFileTest extends LeakCheck {
                     all.buffer().get(pos);
                 }
             }
-            assertEquals(size / 1024, Smaps.residentKiB(file.path()));
+            assertEquals(size / 1024, ProcessResources.residentKiB(file.path()));
             file.setPositions(3 << 20, 3 << 20, 3 << 20);
-            assertEquals(2048, Smaps.residentKiB(file.path()), "dropped from the 2 MiB boundary below wrote");
+            assertEquals(2048, ProcessResources.residentKiB(file.path()), "dropped from the 2 MiB boundary below wrote");
         } finally {
             file.close();
         }
@@ -285,7 +287,7 @@ class MappedFileTest extends LeakCheck {
 
     @Test
     void setPositionsRejectsAnInconsistentTriple() throws IOException {
-        MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, null);
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), FILE_SIZE, null);
         try {
             assertThrows(IllegalArgumentException.class, () -> file.setPositions(10, 20, 0));
             assertThrows(IllegalArgumentException.class, () -> file.setPositions(FILE_SIZE + 1, 0, 0));

@@ -20,7 +20,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class TransientStorePoolTest extends LeakCheck {
+class TransientStorePoolTest {
     static final int FILE_SIZE = 1 << 20;
 
     @TempDir
@@ -38,7 +38,7 @@ class TransientStorePoolTest extends LeakCheck {
     @Test
     void readersSeeOnlyCommittedBytesAndTheBufferReturnsWhenFullAndCommitted() throws IOException {
         TransientStorePool pool = new TransientStorePool(2, FILE_SIZE);
-        Path path = dir.resolve(MappedFile.fileName(0));
+        Path path = dir.resolve(StoreFiles.fileName(0));
         MappedFile file = MappedFile.open(path, FILE_SIZE, pool.borrowBuffer(), pool::returnBuffer,
             MappedFile.Allocation.ZERO_FILL, 0);
         try {
@@ -87,7 +87,7 @@ class TransientStorePoolTest extends LeakCheck {
     void closingAFileGivesItsBufferBack() throws IOException {
         TransientStorePool pool = new TransientStorePool(1, FILE_SIZE);
         try {
-            MappedFile file = MappedFile.open(dir.resolve(MappedFile.fileName(0)), FILE_SIZE, pool.borrowBuffer(),
+            MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), FILE_SIZE, pool.borrowBuffer(),
                 pool::returnBuffer, MappedFile.Allocation.ZERO_FILL, 0);
             assertNull(pool.borrowBuffer(), "an empty pool answers at once");
             file.close();

@@ -17,12 +17,11 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.stream.Stream;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ConsumeQueueTest extends LeakCheck {
+class ConsumeQueueTest {
     private static final int ENTRIES_PER_FILE = 10;
     private static final int FILE_SIZE = ENTRIES_PER_FILE * ConsumeQueueEntry.SIZE;
     /** Every test record is 100 bytes at commitLogOffset = 1000 + 100 * i, stored at time 10_000 + 10 * i. */

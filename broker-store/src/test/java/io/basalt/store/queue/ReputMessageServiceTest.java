@@ -16,13 +16,12 @@ import java.util.List;
 import io.basalt.store.flush.FailStop;
 import io.basalt.store.index.IndexService;
 
-import io.basalt.store.mappedfile.LeakCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ReputMessageServiceTest extends LeakCheck {
+class ReputMessageServiceTest {
     @TempDir
     Path dir;
     private ConsumeQueueStore queues;

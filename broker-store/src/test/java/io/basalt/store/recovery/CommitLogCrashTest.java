@@ -31,7 +31,6 @@ import io.basalt.store.StoreConfig;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.PutMessageResult;
-import io.basalt.store.mappedfile.LeakCheck;
 
 /**
  * Appends batches from several threads and "crashes" at random moments: the store is
@@ -40,9 +39,9 @@ import io.basalt.store.mappedfile.LeakCheck;
  * real CommitLog. What survives must be exactly a prefix of the live log (byte-identical, ending on a
  * record boundary) that contains every record acknowledged before the crash.
  */
-class CommitLogCrashTest extends LeakCheck {
+class CommitLogCrashTest {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLogCrashTest.class);
-    private static final int FILE_SIZE = StoreFiles.FILE_SIZE;
+    private static final int FILE_SIZE = CrashFiles.FILE_SIZE;
     private static final int CRASHES = 8;
     private static final int APPENDERS = 3;
     /**
@@ -71,7 +70,7 @@ class CommitLogCrashTest extends LeakCheck {
         LOG.info("seed {}, {}, transientStorePool={}", seed, flushDiskType, pool);
         Random random = new Random(seed);
         Path live = dir.resolve("live");
-        StoreConfig config = StoreFiles.config(live, flushDiskType, pool);
+        StoreConfig config = CrashFiles.config(live, flushDiskType, pool);
         boolean acksAreDurable = flushDiskType == FlushDiskType.SYNC_FLUSH;
         CommitLog log = CommitLog.open(config);
         List<Crash> crashes = new ArrayList<>();
@@ -97,7 +96,7 @@ class CommitLogCrashTest extends LeakCheck {
                 await().atMost(Duration.ofSeconds(60)).until(() -> log.maxOffset() >= target || !failures.isEmpty());
                 long acked = acksAreDurable ? ackedEnd.get() : 0;
                 Path copy = dir.resolve("crash-" + i);
-                StoreFiles.copyRunningStore(live, copy);
+                CrashFiles.copyRunningStore(live, copy);
                 crashes.add(new Crash(copy, acked));
             }
         } finally {
@@ -109,7 +108,7 @@ class CommitLogCrashTest extends LeakCheck {
         }
         assertTrue(failures.isEmpty(), () -> "appender failed: " + failures.peek());
 
-        StoreFiles.Contents all = StoreFiles.read(live.resolve("commitlog"), FILE_SIZE);
+        CrashFiles.Contents all = CrashFiles.read(live.resolve("commitlog"), FILE_SIZE);
         Set<Long> boundaries = new HashSet<>(all.recordStarts());
         boundaries.addAll(all.recordEnds());
         boundaries.add(0L);
@@ -118,10 +117,10 @@ class CommitLogCrashTest extends LeakCheck {
         }
     }
 
-    private void checkCrash(Crash crash, int index, Random random, StoreFiles.Contents live, Set<Long> boundaries,
+    private void checkCrash(Crash crash, int index, Random random, CrashFiles.Contents live, Set<Long> boundaries,
                             FlushDiskType flushDiskType, boolean pool) throws Exception {
         Path commitLogDir = crash.root().resolve("commitlog");
-        long copiedEnd = StoreFiles.read(commitLogDir, FILE_SIZE).end();
+        long copiedEnd = CrashFiles.read(commitLogDir, FILE_SIZE).end();
         long durable = crash.ackedEnd();
         try (StoreCheckpoint cp = StoreCheckpoint.open(crash.root().resolve(StoreCheckpoint.FILE_NAME))) {
             durable = Math.max(durable, cp.physicRecoveryOffset());
@@ -134,12 +133,12 @@ class CommitLogCrashTest extends LeakCheck {
         long cut = durable + (long) (random.nextDouble() * (copiedEnd - durable));
         int mode = random.nextInt(3);
         if (mode == 1) {
-            StoreFiles.zeroFrom(commitLogDir, FILE_SIZE, cut);
+            CrashFiles.zeroFrom(commitLogDir, FILE_SIZE, cut);
         } else if (mode == 2) {
-            StoreFiles.garbageAt(commitLogDir, FILE_SIZE, cut, 1 + random.nextInt(4096), random);
+            CrashFiles.garbageAt(commitLogDir, FILE_SIZE, cut, 1 + random.nextInt(4096), random);
         }
 
-        CommitLog recovered = CommitLog.open(StoreFiles.config(crash.root(), flushDiskType, pool));
+        CommitLog recovered = CommitLog.open(CrashFiles.config(crash.root(), flushDiskType, pool));
         long end;
         try {
             recovered.load();
@@ -160,9 +159,9 @@ class CommitLogCrashTest extends LeakCheck {
         }
         assertTrue(boundaries.contains(end) || end == live.end(), "crash " + index + ": end " + end
             + " is not a record boundary of the live log");
-        assertTrue(StoreFiles.samePrefix(live, dir.resolve("live").resolve("commitlog"), commitLogDir, FILE_SIZE, end),
+        assertTrue(CrashFiles.samePrefix(live, dir.resolve("live").resolve("commitlog"), commitLogDir, FILE_SIZE, end),
             "crash " + index + ": recovered bytes differ from the live log");
-        StoreFiles.Contents after = StoreFiles.read(commitLogDir, FILE_SIZE);
+        CrashFiles.Contents after = CrashFiles.read(commitLogDir, FILE_SIZE);
         assertEquals(end, after.end(), "crash " + index + ": recovery left readable bytes beyond its end");
     }
 

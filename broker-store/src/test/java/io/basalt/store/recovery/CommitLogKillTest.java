@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.StoredMessage;
-import io.basalt.store.mappedfile.LeakCheck;
 
 /**
  * kill -9 of a broker-like process in the middle of SYNC_FLUSH appends: a child JVM ({@link CrashChild})
@@ -36,7 +35,7 @@ import io.basalt.store.mappedfile.LeakCheck;
  * ({@link Process#destroyForcibly()} on Linux), recovers the store, and finds every acknowledged
  * record intact, at its offset, exactly once.
  */
-class CommitLogKillTest extends LeakCheck {
+class CommitLogKillTest {
     private static final Logger LOG = LoggerFactory.getLogger(CommitLogKillTest.class);
     private static final int KILLS = 2;
 
@@ -117,7 +116,7 @@ class CommitLogKillTest extends LeakCheck {
     }
 
     private void verify(Path root, Map<Long, Ack> acked, int round) throws Exception {
-        CommitLog log = CommitLog.open(StoreFiles.config(root, FlushDiskType.SYNC_FLUSH, false));
+        CommitLog log = CommitLog.open(CrashFiles.config(root, FlushDiskType.SYNC_FLUSH, false));
         long end;
         try {
             log.load();
@@ -125,7 +124,7 @@ class CommitLogKillTest extends LeakCheck {
         } finally {
             log.shutdown();
         }
-        StoreFiles.Contents contents = StoreFiles.read(root.resolve("commitlog"), StoreFiles.FILE_SIZE);
+        CrashFiles.Contents contents = CrashFiles.read(root.resolve("commitlog"), CrashFiles.FILE_SIZE);
         assertEquals(end, contents.end(), "round " + round + ": recovered end is where the valid records end");
         Map<Long, StoredMessage> byOffset = new HashMap<>();
         Map<String, Integer> copies = new HashMap<>();

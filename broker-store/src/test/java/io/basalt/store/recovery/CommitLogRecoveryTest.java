@@ -14,11 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.commitlog.RecordCheck;
-import io.basalt.store.mappedfile.LeakCheck;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.MappedFileQueue;
 
-class CommitLogRecoveryTest extends LeakCheck {
+class CommitLogRecoveryTest {
     private static final int FILE_SIZE = 64 * 1024;
 
     @TempDir

@@ -11,9 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.commitlog.RecordCheck;
-import io.basalt.store.mappedfile.LeakCheck;
 
-class CommitLogScannerTest extends LeakCheck {
+class CommitLogScannerTest {
     private static final int FILE_SIZE = 64 * 1024;
 
     @TempDir

@@ -39,7 +39,7 @@ public final class CrashChild {
     public static void main(String[] args) throws Exception {
         Path root = Path.of(args[0]);
         long firstSeq = Long.parseLong(args[1]);
-        CommitLog log = CommitLog.open(StoreFiles.config(root, FlushDiskType.SYNC_FLUSH, false));
+        CommitLog log = CommitLog.open(CrashFiles.config(root, FlushDiskType.SYNC_FLUSH, false));
         log.load();
         log.start();
         InetSocketAddress host = new InetSocketAddress(InetAddress.getLoopbackAddress(), 10911);

@@ -13,9 +13,8 @@ import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.basalt.store.mappedfile.LeakCheck;
 
-class StoreCheckpointTest extends LeakCheck {
+class StoreCheckpointTest {
     @TempDir
     Path dir;
 

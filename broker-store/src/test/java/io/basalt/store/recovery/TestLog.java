@@ -17,6 +17,7 @@ import java.util.Random;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.commitlog.MessageRecordEncoder;
 import io.basalt.store.commitlog.RecordFormat;
+import io.basalt.store.mappedfile.StoreFiles;
 
 /**
  * Writes CommitLog files the way the CommitLog does (records, END_OF_FILE marker when the next
@@ -51,7 +52,7 @@ final class TestLog {
     }
 
     Path file(long fileFromOffset) {
-        return dir.resolve(String.format("%020d", fileFromOffset));
+        return dir.resolve(StoreFiles.fileName(fileFromOffset));
     }
 
     /** Appends one record (rolling to a new file with an END_OF_FILE marker when needed); returns its offset. */

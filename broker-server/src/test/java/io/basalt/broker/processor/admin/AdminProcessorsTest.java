@@ -13,7 +13,7 @@ import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
 import io.basalt.store.MessageStoreOptions;
-import io.basalt.store.StoreConfig;
+import io.basalt.store.testing.TestStores;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -45,14 +45,8 @@ class AdminProcessorsTest {
 
     @BeforeEach
     void open() throws Exception {
-        store = MessageStore.open(StoreConfig.builder()
-            .storePathRootDir(dir.resolve("store").toString())
-            .storePathCommitLog(dir.resolve("store/commitlog").toString())
-            .mappedFileSizeCommitLog(1 << 20)
-            .mappedFileSizeConsumeQueue(6000)
-            .build(), MessageStoreOptions.defaults());
-        store.load();
-        store.start();
+        store = TestStores.start(TestStores.config(dir.resolve("store")).mappedFileSizeConsumeQueue(6000).build(),
+            MessageStoreOptions.defaults());
         topics = TopicConfigManager.open(dir.resolve("config"), true, 4);
         offsets = ConsumerOffsetManager.open(dir.resolve("config"));
         ClientManager clients = new ClientManager(120_000, System::currentTimeMillis);

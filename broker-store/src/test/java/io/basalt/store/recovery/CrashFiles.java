@@ -17,13 +17,14 @@ import io.basalt.store.StoreConfig;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.StoredMessage;
+import io.basalt.store.mappedfile.StoreFiles;
 
 /** File-level helpers of the crash tests: copy a live store, inject faults, read back what a log holds. */
-final class StoreFiles {
+final class CrashFiles {
     /** CommitLog file size of the crash tests. */
     static final int FILE_SIZE = 1024 * 1024;
 
-    private StoreFiles() {
+    private CrashFiles() {
     }
 
     /** The store configuration of the crash tests: small files, no warm-up. */
@@ -39,7 +40,7 @@ final class StoreFiles {
 
     static List<Path> commitLogFiles(Path commitLogDir) throws IOException {
         try (var s = Files.list(commitLogDir)) {
-            return s.filter(p -> p.getFileName().toString().matches("\\d{20}")).sorted().toList();
+            return s.filter(p -> StoreFiles.parseFileName(p.getFileName().toString()) >= 0).sorted().toList();
         }
     }
 
@@ -63,7 +64,7 @@ final class StoreFiles {
     /** Zeroes the log from {@code offset} on: the rest of its file and all later files (which stay, preallocated). */
     static void zeroFrom(Path commitLogDir, int fileSize, long offset) throws IOException {
         for (Path file : commitLogFiles(commitLogDir)) {
-            long from = Long.parseLong(file.getFileName().toString());
+            long from = StoreFiles.parseFileName(file.getFileName().toString());
             if (from + fileSize <= offset) {
                 continue;
             }
@@ -80,7 +81,7 @@ final class StoreFiles {
     /** Writes {@code length} random bytes at {@code offset}, clipped to its file (a torn write of garbage). */
     static void garbageAt(Path commitLogDir, int fileSize, long offset, int length, Random random) throws IOException {
         long from = offset - offset % fileSize;
-        Path file = commitLogDir.resolve(String.format("%020d", from));
+        Path file = commitLogDir.resolve(StoreFiles.fileName(from));
         int position = (int) (offset - from);
         byte[] bytes = new byte[Math.min(length, fileSize - position)];
         random.nextBytes(bytes);
@@ -100,7 +101,7 @@ final class StoreFiles {
         List<Long> ends = new ArrayList<>();
         long end = 0;
         for (Path file : commitLogFiles(commitLogDir)) {
-            long from = Long.parseLong(file.getFileName().toString());
+            long from = StoreFiles.parseFileName(file.getFileName().toString());
             if (from != end) {
                 break;
             }
@@ -140,7 +141,7 @@ final class StoreFiles {
             long start = live.recordStarts().get(i);
             long from = start - start % fileSize;
             if (from != loadedFrom) {
-                String name = String.format("%020d", from);
+                String name = StoreFiles.fileName(from);
                 a = Files.readAllBytes(logA.resolve(name));
                 b = Files.readAllBytes(logB.resolve(name));
                 loadedFrom = from;
