@@ -96,17 +96,17 @@ final class MessageReader {
             int processed = 0;
             for (; processed < count; processed++) {
                 int at = processed * ConsumeQueueEntry.SIZE;
-                long offsetPy = entries.getLong(at);
+                long physicalOffset = entries.getLong(at);
                 int sizePy = entries.getInt(at + 8);
                 long tagsCode = entries.getLong(at + 12);
-                if (sizePy == Integer.MAX_VALUE && offsetPy == 0) {
+                if (sizePy == Integer.MAX_VALUE && physicalOffset == 0) {
                     continue; // placeholder for a message this queue never had
                 }
-                maxPhyOffsetPulling = offsetPy;
-                if (nextFileStart != Long.MIN_VALUE && offsetPy < nextFileStart) {
+                maxPhyOffsetPulling = physicalOffset;
+                if (nextFileStart != Long.MIN_VALUE && physicalOffset < nextFileStart) {
                     continue;
                 }
-                boolean inDisk = maxOffsetPy - offsetPy > memory;
+                boolean inDisk = maxOffsetPy - physicalOffset > memory;
                 if (isBatchFull(sizePy, maxMsgNums, totalSize, found.size(), inDisk)) {
                     full = true;
                     break;
@@ -114,12 +114,12 @@ final class MessageReader {
                 if (!filter.isMatchedByConsumeQueue(tagsCode)) {
                     continue;
                 }
-                SelectedBuffer record = log.select(offsetPy, sizePy);
+                SelectedBuffer record = log.select(physicalOffset, sizePy);
                 if (record == null) {
                     if (found.isEmpty()) {
                         status = GetMessageStatus.MESSAGE_WAS_REMOVING;
                     }
-                    nextFileStart = log.rollNextFile(offsetPy);
+                    nextFileStart = log.rollNextFile(physicalOffset);
                     continue;
                 }
                 found.add(record);
@@ -154,11 +154,11 @@ final class MessageReader {
     }
 
     /**
-     * The whole message record at {@code commitLogOffset} (its size read from its first 4 bytes), or
+     * The whole message record at {@code physicalOffset} (its size read from its first 4 bytes), or
      * null if no valid message record starts there.
      */
-    SelectedBuffer selectRecord(long commitLogOffset) {
-        SelectedBuffer head = log.select(commitLogOffset, 4);
+    SelectedBuffer selectRecord(long physicalOffset) {
+        SelectedBuffer head = log.select(physicalOffset, 4);
         if (head == null) {
             return null;
         }
@@ -171,7 +171,7 @@ final class MessageReader {
         if (size <= 0) {
             return null;
         }
-        SelectedBuffer record = log.select(commitLogOffset, size);
+        SelectedBuffer record = log.select(physicalOffset, size);
         if (record != null && !decoder.check(record.buffer().duplicate(), false).isOk()) {
             record.release();
             return null;

@@ -530,21 +530,21 @@ public final class MessageStore implements AutoCloseable {
     /** End (offset + size) in the CommitLog of the last entry of (topic, queueId); 0 if none. */
     public long getMaxPhysicOffsetInQueue(String topic, int queueId) {
         ConsumeQueue q = find(topic, queueId);
-        return q == null ? 0 : q.maxPhysicOffset();
+        return q == null ? 0 : q.maxPhysicalOffset();
     }
 
     /** CommitLog offset of the message at logical {@code consumeQueueOffset}, or -1. */
     public long getCommitLogOffsetInQueue(String topic, int queueId, long consumeQueueOffset) {
         ConsumeQueue q = find(topic, queueId);
         ConsumeQueueEntry e = q == null ? null : q.entry(consumeQueueOffset);
-        return e == null || e.isPlaceholder() ? -1 : e.commitLogOffset();
+        return e == null || e.isPlaceholder() ? -1 : e.physicalOffset();
     }
 
     /** Store time of the message at logical {@code consumeQueueOffset}, or -1. */
     public long getMessageStoreTimeStamp(String topic, int queueId, long consumeQueueOffset) {
         ConsumeQueue q = find(topic, queueId);
         ConsumeQueueEntry e = q == null ? null : q.entry(consumeQueueOffset);
-        return e == null || e.isPlaceholder() ? -1 : storeTimestamp(e.commitLogOffset(), e.size());
+        return e == null || e.isPlaceholder() ? -1 : storeTimestamp(e.physicalOffset(), e.size());
     }
 
     /** Logical offset for a store time (first message at or after it: {@link BoundaryType#LOWER}). */
@@ -561,8 +561,8 @@ public final class MessageStore implements AutoCloseable {
         return topic == null ? null : queues.find(topic, queueId);
     }
 
-    private long storeTimestamp(long commitLogOffset, int size) {
-        SelectedBuffer b = commitLog.select(commitLogOffset, size);
+    private long storeTimestamp(long physicalOffset, int size) {
+        SelectedBuffer b = commitLog.select(physicalOffset, size);
         if (b == null) {
             return -1;
         }
@@ -575,14 +575,14 @@ public final class MessageStore implements AutoCloseable {
         }
     }
 
-    /** The whole record at {@code commitLogOffset} as a held slice, or null if no message record starts there. */
-    public SelectedBuffer selectOneMessageByOffset(long commitLogOffset) {
-        return reader.selectRecord(commitLogOffset);
+    /** The whole record at {@code physicalOffset} as a held slice, or null if no message record starts there. */
+    public SelectedBuffer selectOneMessageByOffset(long physicalOffset) {
+        return reader.selectRecord(physicalOffset);
     }
 
-    /** The message at {@code commitLogOffset}, decoded, or null. */
-    public StoredMessage lookMessageByOffset(long commitLogOffset) {
-        try (SelectedBuffer b = reader.selectRecord(commitLogOffset)) {
+    /** The message at {@code physicalOffset}, decoded, or null. */
+    public StoredMessage lookMessageByOffset(long physicalOffset) {
+        try (SelectedBuffer b = reader.selectRecord(physicalOffset)) {
             return b == null ? null : MessageRecordDecoder.decode(b.buffer().duplicate());
         }
     }
@@ -609,7 +609,7 @@ public final class MessageStore implements AutoCloseable {
         }
         QueryOffsetResult offsets = index.queryOffset(topic, key, Math.min(maxNum, options.maxMsgsNumBatch()), begin, end);
         List<SelectedBuffer> found = new ArrayList<>();
-        for (long offset : offsets.phyOffsets()) {
+        for (long offset : offsets.physicalOffsets()) {
             SelectedBuffer b = reader.selectRecord(offset);
             if (b == null) {
                 continue;

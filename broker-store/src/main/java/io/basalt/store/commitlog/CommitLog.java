@@ -519,7 +519,7 @@ public final class CommitLog {
                 files.restartEmptyAt(physicalOffset);
                 last = null;
             }
-            long end = last == null ? physicalOffset : files.maxWrotePosition();
+            long end = last == null ? physicalOffset : files.appendedOffset();
             if (physicalOffset != end || (last == null && physicalOffset % fileSize != 0)) {
                 return ReplicaAppend.OFFSET_MISMATCH;
             }
@@ -554,7 +554,7 @@ public final class CommitLog {
             throw new IOException("interrupted while truncating the CommitLog");
         }
         try {
-            long before = files.maxWrotePosition();
+            long before = files.appendedOffset();
             files.truncateDirtyFiles(physicalOffset);
             checkpoint.physicRecoveryOffset(Math.min(flushedOffset(), physicalOffset));
             LOG.warn("CommitLog truncated from {} to {} ({} bytes cut)", before, physicalOffset, before - physicalOffset);

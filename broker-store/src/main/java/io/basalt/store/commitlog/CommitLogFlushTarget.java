@@ -36,7 +36,7 @@ final class CommitLogFlushTarget implements FlushTarget {
     @Override
     public long commit(int leastPages) throws IOException {
         if (!writeBuffered) {
-            return files.maxWrotePosition();
+            return files.appendedOffset();
         }
         boolean moved = false;
         while (files.commit(leastPages)) {
@@ -45,7 +45,7 @@ final class CommitLogFlushTarget implements FlushTarget {
         if (moved) {
             onCommitted.run();
         }
-        return files.committedWhere();
+        return files.committedOffset();
     }
 
     @Override
@@ -55,24 +55,24 @@ final class CommitLogFlushTarget implements FlushTarget {
             moved = true;
         }
         if (moved) {
-            onFlushed.onFlushed(files.flushedWhere(), leastPages == 0 ? files.storeTimestamp() : 0);
+            onFlushed.onFlushed(files.flushedOffset(), leastPages == 0 ? files.storeTimestamp() : 0);
         }
-        return files.flushedWhere();
+        return files.flushedOffset();
     }
 
     @Override
     public long flushedOffset() {
-        return files.flushedWhere();
+        return files.flushedOffset();
     }
 
     @Override
     public long committedOffset() {
-        return writeBuffered ? files.committedWhere() : files.maxWrotePosition();
+        return writeBuffered ? files.committedOffset() : files.appendedOffset();
     }
 
     @Override
     public long wroteOffset() {
-        return files.maxWrotePosition();
+        return files.appendedOffset();
     }
 
     @Override

@@ -21,7 +21,7 @@ import io.basalt.store.mappedfile.Unmapper;
  * header (40 bytes)  [long beginTimestamp][long endTimestamp][long beginPhyOffset][long endPhyOffset]
  *                    [int hashSlotCount][int indexCount]
  * slots              hashSlotNum x [int newest item index in the slot, 0 = empty]
- * items              indexNum x [int keyHash][long phyOffset][int timeDiff seconds since beginTimestamp][int prevIndex]
+ * items              indexNum x [int keyHash][long physicalOffset][int timeDiff seconds since beginTimestamp][int prevIndex]
  * </pre>
  * Item 0 is never used (indexCount starts at 1, 0 means "no item"), so a file holds indexNum - 1 keys.
  * keyHash = |("topic#key").hashCode()| (0 for Integer.MIN_VALUE); slot = keyHash % hashSlotNum.
@@ -184,7 +184,7 @@ final class IndexFile {
     }
 
     /** Adds {@code key}; false if the file is full. Writer thread only. */
-    boolean putKey(String key, long phyOffset, long storeTimestamp) {
+    boolean putKey(String key, long physicalOffset, long storeTimestamp) {
         int count = indexCount;
         if (count >= indexNum) {
             return false;
@@ -208,19 +208,19 @@ final class IndexFile {
         }
         int itemPosition = HEADER_SIZE + hashSlotNum * SLOT_SIZE + count * ITEM_SIZE;
         map.putInt(itemPosition, keyHash);
-        map.putLong(itemPosition + 4, phyOffset);
+        map.putLong(itemPosition + 4, physicalOffset);
         map.putInt(itemPosition + 12, (int) timeDiff);
         map.putInt(itemPosition + 16, slotValue);
         map.putInt(slotPosition, count);
 
         if (count <= 1) {
-            beginPhyOffset = phyOffset;
+            beginPhyOffset = physicalOffset;
             beginTimestamp = storeTimestamp;
         }
         if (slotWasEmpty) {
             hashSlotCount++;
         }
-        endPhyOffset = phyOffset;
+        endPhyOffset = physicalOffset;
         endTimestamp = storeTimestamp;
         writeHeaderFields(map, count + 1);
         indexCount = count + 1;
@@ -257,7 +257,7 @@ final class IndexFile {
                 item.clear();
                 readFully(channel, item, HEADER_SIZE + (long) hashSlotNum * SLOT_SIZE + (long) next * ITEM_SIZE);
                 int hash = item.getInt(0);
-                long phyOffset = item.getLong(4);
+                long physicalOffset = item.getLong(4);
                 int timeDiff = item.getInt(12);
                 int prev = item.getInt(16);
                 if (timeDiff < 0) {
@@ -268,7 +268,7 @@ final class IndexFile {
                 // matches if its second overlaps [begin, end]; callers re-check the message itself.
                 boolean inRange = time + 999 >= begin && time <= end;
                 if (hash == keyHash && inRange) {
-                    out.add(phyOffset);
+                    out.add(physicalOffset);
                 }
                 if (prev == next || time + 999 < begin) {
                     break;

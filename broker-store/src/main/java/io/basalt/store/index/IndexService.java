@@ -177,7 +177,7 @@ public final class IndexService implements Closeable {
             return;
         }
         IndexFile file = lastFileOrCreate();
-        if (r.commitLogOffset() < file.endPhyOffset()) {
+        if (r.physicalOffset() < file.endPhyOffset()) {
             return;
         }
         if (hasUniq) {
@@ -194,7 +194,7 @@ public final class IndexService implements Closeable {
 
     private IndexFile putKey(IndexFile file, DispatchRequest r, String key) throws IOException {
         IndexFile target = file;
-        while (!target.putKey(key, r.commitLogOffset(), r.storeTimestamp())) {
+        while (!target.putKey(key, r.physicalOffset(), r.storeTimestamp())) {
             LOG.info("Index file {} is full ({} items), rolling to a new one", target.fileName(), target.indexCount());
             target = lastFileOrCreate();
         }

@@ -447,7 +447,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
      * gets normal readahead back; for one that is not, the page cache of its unwritten tail is reset,
      * see {@link #resetTailPageCache(int)}.
      */
-    public void setPositions(int wrote, int committed, int flushed) {
+    void setPositions(int wrote, int committed, int flushed) {
         if (wrote < committed || committed < flushed || flushed < 0 || wrote > fileSize) {
             throw new IllegalArgumentException("positions must satisfy 0 <= flushed <= committed <= wrote <= "
                 + fileSize + ": " + flushed + ", " + committed + ", " + wrote);

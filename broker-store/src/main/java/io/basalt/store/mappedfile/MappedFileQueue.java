@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The ordered, contiguous {@link MappedFile}s of one directory (a CommitLog, or one ConsumeQueue):
  * file {@code i + 1} starts where file {@code i} ends. Also tracks the queue-wide
- * {@code committedWhere} and {@code flushedWhere} (global offsets), advanced one file per call.
+ * {@code committedOffset} and {@code flushedOffset} (global offsets), advanced one file per call.
  *
  * <p>Threads: files are created, truncated and appended to by one writer (the CommitLog put lock or
  * the ConsumeQueue dispatcher); {@link #commit(int)} by one committer; {@link #flush(int)} by one
@@ -31,8 +31,8 @@ public final class MappedFileQueue {
     private final MappedFile.Allocation allocation;
     /** Immutable snapshot, replaced under {@code this} on every change. */
     private volatile List<MappedFile> files = List.of();
-    private volatile long committedWhere;
-    private volatile long flushedWhere;
+    private volatile long committedOffset;
+    private volatile long flushedOffset;
     private volatile long storeTimestamp;
 
     /**
@@ -227,25 +227,34 @@ public final class MappedFileQueue {
     }
 
     /** End of what was appended: last file's base + its wrotePosition (0 when empty). */
-    public long maxWrotePosition() {
+    public long appendedOffset() {
         MappedFile last = lastFile();
         return last == null ? 0 : last.fileFromOffset() + last.wrotePosition();
     }
 
-    public long committedWhere() {
-        return committedWhere;
+    public long committedOffset() {
+        return committedOffset;
     }
 
-    public long flushedWhere() {
-        return flushedWhere;
+    public long flushedOffset() {
+        return flushedOffset;
     }
 
-    public void setCommittedWhere(long offset) {
-        committedWhere = offset;
-    }
-
-    public void setFlushedWhere(long offset) {
-        flushedWhere = offset;
+    /**
+     * After recovery: every byte before {@code end} is a valid record on disk and nothing after it is
+     * kept. The file holding {@code end}, if any, resumes writing there (its write, commit and flush
+     * positions are set to it) and the queue's committed and flushed offsets become {@code end}.
+     * Recovery only, before any writer starts.
+     */
+    public void resumeAt(long end) {
+        for (MappedFile file : files()) {
+            if (end >= file.fileFromOffset() && end < file.fileFromOffset() + fileSize) {
+                int position = (int) (end - file.fileFromOffset());
+                file.setPositions(position, position, position);
+            }
+        }
+        committedOffset = end;
+        flushedOffset = end;
     }
 
     /** Store timestamp of the last file as of the last thorough ({@code leastPages == 0}) flush. */
@@ -254,34 +263,34 @@ public final class MappedFileQueue {
     }
 
     /**
-     * Commits the file holding {@code committedWhere} (see {@link MappedFile#commit(int)}) and moves
-     * {@code committedWhere}. Returns true when it moved. Committer thread only.
+     * Commits the file holding {@code committedOffset} (see {@link MappedFile#commit(int)}) and moves
+     * {@code committedOffset}. Returns true when it moved. Committer thread only.
      */
     public boolean commit(int leastPages) throws IOException {
-        MappedFile file = findFileByOffset(committedWhere, committedWhere == 0);
+        MappedFile file = findFileByOffset(committedOffset, committedOffset == 0);
         if (file == null) {
             return false;
         }
         long where = file.fileFromOffset() + file.commit(leastPages);
-        boolean moved = where != committedWhere;
-        committedWhere = where;
+        boolean moved = where != committedOffset;
+        committedOffset = where;
         return moved;
     }
 
     /**
-     * Flushes the file holding {@code flushedWhere} (see {@link MappedFile#flush(int)}) and moves
-     * {@code flushedWhere} to what that force made durable. Returns true when it moved. An
-     * IOException propagates with {@code flushedWhere} unchanged. Flusher thread only.
+     * Flushes the file holding {@code flushedOffset} (see {@link MappedFile#flush(int)}) and moves
+     * {@code flushedOffset} to what that force made durable. Returns true when it moved. An
+     * IOException propagates with {@code flushedOffset} unchanged. Flusher thread only.
      */
     public boolean flush(int leastPages) throws IOException {
-        MappedFile file = findFileByOffset(flushedWhere, flushedWhere == 0);
+        MappedFile file = findFileByOffset(flushedOffset, flushedOffset == 0);
         if (file == null) {
             return false;
         }
         long timestamp = file.storeTimestamp();
         long where = file.fileFromOffset() + file.flush(leastPages);
-        boolean moved = where != flushedWhere;
-        flushedWhere = where;
+        boolean moved = where != flushedOffset;
+        flushedOffset = where;
         if (leastPages == 0) {
             storeTimestamp = timestamp;
         }
@@ -322,15 +331,15 @@ public final class MappedFileQueue {
         for (MappedFile file : removeAll()) {
             file.destroy(1000);
         }
-        committedWhere = offset;
-        flushedWhere = offset;
+        committedOffset = offset;
+        flushedOffset = offset;
         LOG.info("{} holds no byte; it now starts at offset {}", dir, offset);
     }
 
     /**
      * Recovery: keeps {@code [.., offset)}. Zeroes the rest of the file holding {@code offset} and
-     * deletes every file after it (renamed to {@code .delete} first); lowers committedWhere and
-     * flushedWhere to {@code offset} if they were beyond it.
+     * deletes every file after it (renamed to {@code .delete} first); lowers committedOffset and
+     * flushedOffset to {@code offset} if they were beyond it.
      */
     public void truncateDirtyFiles(long offset) throws IOException {
         List<MappedFile> willRemove = new ArrayList<>();
@@ -350,8 +359,8 @@ public final class MappedFileQueue {
             removeFile(file);
             LOG.info("truncated {}: removed {} beyond offset {}", dir, file.path().getFileName(), offset);
         }
-        committedWhere = Math.min(committedWhere, offset);
-        flushedWhere = Math.min(flushedWhere, offset);
+        committedOffset = Math.min(committedOffset, offset);
+        flushedOffset = Math.min(flushedOffset, offset);
     }
 
     /**
@@ -406,8 +415,8 @@ public final class MappedFileQueue {
         for (MappedFile file : removeAll()) {
             file.destroy(1000);
         }
-        flushedWhere = 0;
-        committedWhere = 0;
+        flushedOffset = 0;
+        committedOffset = 0;
         try {
             Files.deleteIfExists(dir);
         } catch (IOException e) {

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * entry per message pointing into the CommitLog, in files under {@code consumequeue/<topic>/<queueId>/}.
  *
  * <pre>
- * entry (20 bytes, big-endian):  [long commitLogOffset][int size][long tagsCode]
+ * entry (20 bytes, big-endian):  [long physicalOffset][int size][long tagsCode]
  * entry i lives at logical byte i * 20; a file holds fileSize / 20 entries and is named
  * by the 20-digit logical byte offset of its first entry (00000000000000000000, 00000000000006000000, ...)
  * </pre>
@@ -65,7 +65,7 @@ public final class ConsumeQueue {
 
     private volatile long minLogicByteOffset;
     private volatile long maxLogicByteOffset;
-    private volatile long maxPhysicOffset;
+    private volatile long maxPhysicalOffset;
 
     // Writer thread only: where the next entry goes and the end of the last entry, pending included.
     private long pendingStart;
@@ -153,8 +153,8 @@ public final class ConsumeQueue {
     }
 
     /** End (offset + size) in the CommitLog of the last entry; 0 for an empty queue. */
-    public long maxPhysicOffset() {
-        return maxPhysicOffset;
+    public long maxPhysicalOffset() {
+        return maxPhysicalOffset;
     }
 
     /** Logical offset the writer's next entry gets (uncommitted entries included). Writer thread. */
@@ -168,8 +168,8 @@ public final class ConsumeQueue {
     }
 
     /** {@link #append} and {@link #commit}: the entry is visible when this returns. */
-    public PutResult put(long commitLogOffset, int size, long tagsCode, long consumeQueueOffset) throws IOException {
-        PutResult result = append(commitLogOffset, size, tagsCode, consumeQueueOffset);
+    public PutResult put(long physicalOffset, int size, long tagsCode, long consumeQueueOffset) throws IOException {
+        PutResult result = append(physicalOffset, size, tagsCode, consumeQueueOffset);
         commit();
         return result;
     }
@@ -181,9 +181,9 @@ public final class ConsumeQueue {
      * {@link PutResult#DUPLICATE}. An entry beyond the end is a {@link PutResult#GAP}, except as the
      * first entry of an empty queue, which then starts there (placeholders before it in its file).
      */
-    public PutResult append(long commitLogOffset, int size, long tagsCode, long consumeQueueOffset) throws IOException {
+    public PutResult append(long physicalOffset, int size, long tagsCode, long consumeQueueOffset) throws IOException {
         long expected = consumeQueueOffset * ConsumeQueueEntry.SIZE;
-        if (commitLogOffset + size <= writePhysicOffset || expected < writeLogicByteOffset) {
+        if (physicalOffset + size <= writePhysicOffset || expected < writeLogicByteOffset) {
             return PutResult.DUPLICATE;
         }
         if (expected > writeLogicByteOffset) {
@@ -199,9 +199,9 @@ public final class ConsumeQueue {
         if (pending.position() == 0) {
             pendingStart = expected;
         }
-        pending.putLong(commitLogOffset).putInt(size).putLong(tagsCode);
+        pending.putLong(physicalOffset).putInt(size).putLong(tagsCode);
         writeLogicByteOffset = expected + ConsumeQueueEntry.SIZE;
-        writePhysicOffset = commitLogOffset + size;
+        writePhysicOffset = physicalOffset + size;
         return PutResult.APPENDED;
     }
 
@@ -224,7 +224,7 @@ public final class ConsumeQueue {
         } finally {
             pending.clear();
         }
-        maxPhysicOffset = writePhysicOffset;
+        maxPhysicalOffset = writePhysicOffset;
         maxLogicByteOffset = writeLogicByteOffset;
     }
 
@@ -232,7 +232,7 @@ public final class ConsumeQueue {
     private void syncWriterState() {
         pending.clear();
         writeLogicByteOffset = maxLogicByteOffset;
-        writePhysicOffset = maxPhysicOffset;
+        writePhysicOffset = maxPhysicalOffset;
     }
 
     /**
@@ -362,7 +362,7 @@ public final class ConsumeQueue {
         while (low <= high) {
             long mid = (low + high) >>> 1;
             ConsumeQueueEntry e = entry(mid);
-            long storeTime = e == null || e.isPlaceholder() ? -1 : lookup.storeTimestamp(e.commitLogOffset(), e.size());
+            long storeTime = e == null || e.isPlaceholder() ? -1 : lookup.storeTimestamp(e.physicalOffset(), e.size());
             boolean goRight = boundary == BoundaryType.LOWER ? storeTime < timestamp : storeTime <= timestamp;
             if (goRight) {
                 if (boundary == BoundaryType.UPPER && storeTime >= 0) {
@@ -410,32 +410,32 @@ public final class ConsumeQueue {
                 for (int p = 0; p + ConsumeQueueEntry.SIZE <= chunk.limit(); p += ConsumeQueueEntry.SIZE) {
                     ConsumeQueueEntry e = new ConsumeQueueEntry(chunk.getLong(p), chunk.getInt(p + 8), chunk.getLong(p + 12));
                     if (!e.isValid()) {
-                        damaged = e.commitLogOffset() != 0 || e.size() != 0 || e.tagsCode() != 0;
+                        damaged = e.physicalOffset() != 0 || e.size() != 0 || e.tagsCode() != 0;
                         break scan;
                     }
                     if (!e.isPlaceholder()) {
-                        if (e.commitLogOffset() < lastPhysicOffset) {
+                        if (e.physicalOffset() < lastPhysicOffset) {
                             LOG.warn("ConsumeQueue {}-{}: entry at logical offset {} goes back to CommitLog offset {}; cut there",
-                                    topic, queueId, (file.fileFromOffset() + pos + p) / ConsumeQueueEntry.SIZE, e.commitLogOffset());
+                                    topic, queueId, (file.fileFromOffset() + pos + p) / ConsumeQueueEntry.SIZE, e.physicalOffset());
                             damaged = true;
                             break scan;
                         }
-                        lastPhysicOffset = e.commitLogOffset();
-                        lastPhysicEnd = e.commitLogOffset() + e.size();
+                        lastPhysicOffset = e.physicalOffset();
+                        lastPhysicEnd = e.physicalOffset() + e.size();
                     }
                     end = file.fileFromOffset() + pos + p + ConsumeQueueEntry.SIZE;
                 }
             }
         }
         cutAt(end);
-        maxPhysicOffset = lastPhysicEnd > 0 ? lastPhysicEnd : lastRealEntryEnd();
+        maxPhysicalOffset = lastPhysicEnd > 0 ? lastPhysicEnd : lastRealEntryEnd();
         syncWriterState();
         correctMinOffset(0);
         if (damaged) {
             LOG.warn("ConsumeQueue {}-{}: damaged entries cut at logical offset {}", topic, queueId, maxOffset());
         }
         LOG.info("ConsumeQueue {}-{} recovered: offsets [{}, {}), max CommitLog offset {}", topic, queueId,
-                minOffset(), maxOffset(), maxPhysicOffset);
+                minOffset(), maxOffset(), maxPhysicalOffset);
         return damaged;
     }
 
@@ -445,7 +445,7 @@ public final class ConsumeQueue {
      */
     public void truncateByMaxPhysicOffset(long commitLogEnd) throws IOException {
         commit();
-        if (maxPhysicOffset <= commitLogEnd) {
+        if (maxPhysicalOffset <= commitLogEnd) {
             return;
         }
         long at = maxLogicByteOffset;
@@ -455,8 +455,8 @@ public final class ConsumeQueue {
             if (e == null) {
                 break;
             }
-            if (!e.isPlaceholder() && e.commitLogOffset() + e.size() <= commitLogEnd) {
-                keepPhysicEnd = e.commitLogOffset() + e.size();
+            if (!e.isPlaceholder() && e.physicalOffset() + e.size() <= commitLogEnd) {
+                keepPhysicEnd = e.physicalOffset() + e.size();
                 break;
             }
             at -= ConsumeQueueEntry.SIZE;
@@ -464,7 +464,7 @@ public final class ConsumeQueue {
         LOG.warn("ConsumeQueue {}-{}: CommitLog ends at {}; dropping logical offsets [{}, {})", topic, queueId,
                 commitLogEnd, at / ConsumeQueueEntry.SIZE, maxOffset());
         cutAt(at);
-        maxPhysicOffset = keepPhysicEnd;
+        maxPhysicalOffset = keepPhysicEnd;
         syncWriterState();
     }
 
@@ -492,7 +492,7 @@ public final class ConsumeQueue {
         for (long at = maxLogicByteOffset - ConsumeQueueEntry.SIZE; at >= minLogicByteOffset; at -= ConsumeQueueEntry.SIZE) {
             ConsumeQueueEntry e = entry(at / ConsumeQueueEntry.SIZE);
             if (e != null && !e.isPlaceholder()) {
-                return e.commitLogOffset() + e.size();
+                return e.physicalOffset() + e.size();
             }
         }
         return 0;
@@ -500,7 +500,7 @@ public final class ConsumeQueue {
 
     /**
      * Moves the min offset to the first entry whose record is still in the CommitLog
-     * ({@code commitLogOffset >= commitLogMinOffset}), skipping placeholders; binary search.
+     * ({@code physicalOffset >= commitLogMinOffset}), skipping placeholders; binary search.
      */
     public void correctMinOffset(long commitLogMinOffset) {
         long low = minOffset();
@@ -509,7 +509,7 @@ public final class ConsumeQueue {
         while (low <= high) {
             long mid = (low + high) >>> 1;
             ConsumeQueueEntry e = entry(mid);
-            if (e == null || e.isPlaceholder() || e.commitLogOffset() < commitLogMinOffset) {
+            if (e == null || e.isPlaceholder() || e.physicalOffset() < commitLogMinOffset) {
                 low = mid + 1;
             } else {
                 firstKept = mid;
@@ -583,7 +583,7 @@ public final class ConsumeQueue {
         Files.deleteIfExists(dir);
         minLogicByteOffset = 0;
         maxLogicByteOffset = 0;
-        maxPhysicOffset = 0;
+        maxPhysicalOffset = 0;
         syncWriterState();
     }
 }

@@ -112,7 +112,7 @@ public final class ConsumeQueueStore implements Closeable {
      * Writer thread.
      */
     public ConsumeQueue.PutResult append(ConsumeQueue queue, DispatchRequest r) throws IOException {
-        ConsumeQueue.PutResult result = queue.append(r.commitLogOffset(), r.size(), r.tagsCode(), r.consumeQueueOffset());
+        ConsumeQueue.PutResult result = queue.append(r.physicalOffset(), r.size(), r.tagsCode(), r.consumeQueueOffset());
         if (result == ConsumeQueue.PutResult.APPENDED) {
             uncommitted.add(queue);
         }
@@ -141,25 +141,25 @@ public final class ConsumeQueueStore implements Closeable {
         long minRepaired = Long.MAX_VALUE;
         for (ConsumeQueue q : allQueues()) {
             if (q.recover()) {
-                minRepaired = Math.min(minRepaired, q.maxPhysicOffset());
+                minRepaired = Math.min(minRepaired, q.maxPhysicalOffset());
             }
-            maxPhysic = Math.max(maxPhysic, q.maxPhysicOffset());
+            maxPhysic = Math.max(maxPhysic, q.maxPhysicalOffset());
         }
         return new Recovered(maxPhysic, minRepaired);
     }
 
     /**
-     * @param maxPhysicOffset       max CommitLog end over all queues
+     * @param maxPhysicalOffset       max CommitLog end over all queues
      * @param minPhysicOffsetRepaired lowest CommitLog end of a queue cut at damaged entries, or Long.MAX_VALUE
      */
-    public record Recovered(long maxPhysicOffset, long minPhysicOffsetRepaired) {
+    public record Recovered(long maxPhysicalOffset, long minPhysicOffsetRepaired) {
     }
 
     /** Max CommitLog end over all queues (RocketMQ's maxPhyOffsetOfConsumeQueue). */
-    public long maxPhysicOffset() {
+    public long maxPhysicalOffset() {
         long max = 0;
         for (ConsumeQueue q : allQueues()) {
-            max = Math.max(max, q.maxPhysicOffset());
+            max = Math.max(max, q.maxPhysicalOffset());
         }
         return max;
     }

@@ -6,7 +6,7 @@ package io.basalt.store.queue;
  *
  * @param topic              topic of the message
  * @param queueId            queue of the topic
- * @param commitLogOffset    global CommitLog offset of the record's first byte
+ * @param physicalOffset    global CommitLog offset of the record's first byte
  * @param size               record length in bytes (TOTALSIZE)
  * @param tagsCode           hash code of the TAGS property (0 without tags), as stored in the ConsumeQueue
  * @param storeTimestamp     broker time of the append, ms
@@ -15,7 +15,7 @@ package io.basalt.store.queue;
  * @param uniqKey            the UNIQ_KEY property, or null
  * @param sysFlag            RocketMQ's MessageSysFlag bits (transaction type in bits 2..3)
  */
-public record DispatchRequest(String topic, int queueId, long commitLogOffset, int size, long tagsCode,
+public record DispatchRequest(String topic, int queueId, long physicalOffset, int size, long tagsCode,
                               long storeTimestamp, long consumeQueueOffset, String keys, String uniqKey,
                               int sysFlag) {
 
@@ -36,6 +36,6 @@ public record DispatchRequest(String topic, int queueId, long commitLogOffset, i
 
     /** End of the record in the CommitLog (exclusive). */
     public long commitLogEnd() {
-        return commitLogOffset + size;
+        return physicalOffset + size;
     }
 }

@@ -270,7 +270,7 @@ public final class ReputMessageService extends ServiceThread {
     private boolean rewindForGap(ConsumeQueue queue, DispatchRequest r) {
         long back = Math.max(queue.writePhysicOffset(), source.minOffset());
         String key = r.topic() + "-" + r.queueId() + "@" + queue.writeOffset();
-        if (back >= r.commitLogOffset() || key.equals(lastRewind) || queue.writePhysicOffset() < source.minOffset()) {
+        if (back >= r.physicalOffset() || key.equals(lastRewind) || queue.writePhysicOffset() < source.minOffset()) {
             LOG.error("ConsumeQueue {}-{} misses logical offsets [{}, {}) whose records are not in the CommitLog; filling them with placeholders",
                     r.topic(), r.queueId(), queue.writeOffset(), r.consumeQueueOffset());
             return false;
@@ -278,7 +278,7 @@ public final class ReputMessageService extends ServiceThread {
         lastRewind = key;
         rewindTo = back;
         LOG.warn("ConsumeQueue {}-{} ends at logical offset {} but the record at {} has {}: re-dispatching from {}",
-                r.topic(), r.queueId(), queue.writeOffset(), r.commitLogOffset(), r.consumeQueueOffset(), back);
+                r.topic(), r.queueId(), queue.writeOffset(), r.physicalOffset(), r.consumeQueueOffset(), back);
         return true;
     }
 

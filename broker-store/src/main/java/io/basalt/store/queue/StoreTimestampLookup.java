@@ -4,5 +4,5 @@ package io.basalt.store.queue;
 @FunctionalInterface
 public interface StoreTimestampLookup {
     /** Returns the record's store timestamp in ms, or -1 if the record is no longer (or not yet) readable. */
-    long storeTimestamp(long commitLogOffset, int size);
+    long storeTimestamp(long physicalOffset, int size);
 }

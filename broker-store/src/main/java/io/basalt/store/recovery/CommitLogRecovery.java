@@ -99,11 +99,8 @@ public final class CommitLogRecovery {
             // later files but spare rewriting up to a whole file of zeros with zeros. Truncating at the
             // file's last byte keeps the queue from treating the next file as the one holding the cut.
             files.truncateDirtyFiles(endFile.fileFromOffset() + endFile.fileSize() - 1);
-            int position = (int) (end - endFile.fileFromOffset());
-            endFile.setPositions(position, position, position);
         }
-        files.setCommittedWhere(end);
-        files.setFlushedWhere(end);
+        files.resumeAt(end);
         // Everything up to the end was just forced: the next crash can start its scan there.
         checkpoint.physicRecoveryOffset(end);
         if (!appendRecordCrc) {

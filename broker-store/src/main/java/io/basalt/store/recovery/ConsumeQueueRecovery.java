@@ -43,11 +43,11 @@ public final class ConsumeQueueRecovery {
     public static long recover(ConsumeQueueStore queues, IndexService index, long commitLogMin, long commitLogEnd)
             throws IOException {
         ConsumeQueueStore.Recovered recovered = queues.recover();
-        long queuesEnd = recovered.maxPhysicOffset();
+        long queuesEnd = recovered.maxPhysicalOffset();
         if (queuesEnd > commitLogEnd) {
             LOG.warn("ConsumeQueues point up to CommitLog offset {} but the log ends at {}: truncating them", queuesEnd, commitLogEnd);
             queues.truncateByMaxPhysicOffset(commitLogEnd);
-            queuesEnd = queues.maxPhysicOffset();
+            queuesEnd = queues.maxPhysicalOffset();
         }
         queues.correctMinOffsets(commitLogMin);
         long resume = Math.min(Math.min(queuesEnd, recovered.minPhysicOffsetRepaired()), commitLogEnd);

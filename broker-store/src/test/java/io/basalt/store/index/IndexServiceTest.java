@@ -46,7 +46,7 @@ class IndexServiceTest {
     }
 
     private List<Long> query(String topic, String key) {
-        return index.queryOffset(topic, key, 64, 0, Long.MAX_VALUE).phyOffsets();
+        return index.queryOffset(topic, key, 64, 0, Long.MAX_VALUE).physicalOffsets();
     }
 
     private List<String> fileNames() throws IOException {
@@ -69,7 +69,7 @@ class IndexServiceTest {
         assertEquals(List.of(0L), query("T", "U0"));
         assertEquals(List.of(300L), query("Other", "a"));
         assertEquals(List.of(), query("T", "missing"));
-        assertEquals(List.of(200L), index.queryOffset("T", "a", 1, 0, Long.MAX_VALUE).phyOffsets());
+        assertEquals(List.of(200L), index.queryOffset("T", "a", 1, 0, Long.MAX_VALUE).physicalOffsets());
     }
 
     @Test
@@ -93,9 +93,9 @@ class IndexServiceTest {
         for (int i = 0; i < 10; i++) {
             index.buildIndex(msg("T", i * 100L, T0 + i * 10_000L, "k", null)); // one every 10 s
         }
-        assertEquals(List.of(500L, 400L, 300L), index.queryOffset("T", "k", 64, T0 + 30_000, T0 + 50_000).phyOffsets());
-        assertEquals(List.of(900L), index.queryOffset("T", "k", 64, T0 + 85_000, T0 + 200_000).phyOffsets());
-        assertEquals(List.of(), index.queryOffset("T", "k", 64, T0 + 200_000, T0 + 300_000).phyOffsets());
+        assertEquals(List.of(500L, 400L, 300L), index.queryOffset("T", "k", 64, T0 + 30_000, T0 + 50_000).physicalOffsets());
+        assertEquals(List.of(900L), index.queryOffset("T", "k", 64, T0 + 85_000, T0 + 200_000).physicalOffsets());
+        assertEquals(List.of(), index.queryOffset("T", "k", 64, T0 + 200_000, T0 + 300_000).physicalOffsets());
     }
 
     @Test
@@ -113,7 +113,7 @@ class IndexServiceTest {
         assertEquals(first, names.get(0));
         assertEquals(List.of(900L, 800L, 700L, 600L, 500L, 400L, 300L, 200L, 100L, 0L), query("T", "k"));
         assertEquals(List.of(700L), query("T", "u7"));
-        assertEquals(List.of(300L, 200L), index.queryOffset("T", "k", 64, T0 + 2000, T0 + 3000).phyOffsets());
+        assertEquals(List.of(300L, 200L), index.queryOffset("T", "k", 64, T0 + 2000, T0 + 3000).physicalOffsets());
         assertEquals(900L, index.queryOffset("T", "k", 1, 0, Long.MAX_VALUE).indexLastUpdatePhyOffset());
     }
 

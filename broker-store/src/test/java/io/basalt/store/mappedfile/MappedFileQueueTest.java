@@ -64,7 +64,7 @@ class MappedFileQueueTest {
             second.appendRaw(ByteBuffer.wrap(filled(100, 2)));
             assertEquals(5L * FILE_SIZE, queue.minOffset());
             assertEquals(6L * FILE_SIZE + 100, queue.maxOffset());
-            assertEquals(6L * FILE_SIZE + 100, queue.maxWrotePosition());
+            assertEquals(6L * FILE_SIZE + 100, queue.appendedOffset());
             assertSame(first, queue.findFileByOffset(6L * FILE_SIZE - 1, false));
             assertSame(second, queue.findFileByOffset(6L * FILE_SIZE, false));
             assertNull(queue.findFileByOffset(7L * FILE_SIZE, false));
@@ -80,13 +80,13 @@ class MappedFileQueueTest {
         try {
             queue.lastFileOrCreate(0).appendRaw(ByteBuffer.wrap(filled(10, 3)));
             assertTrue(queue.commit(0));
-            assertEquals(FILE_SIZE, queue.committedWhere());
+            assertEquals(FILE_SIZE, queue.committedOffset());
             assertTrue(queue.flush(0));
-            assertEquals(FILE_SIZE, queue.flushedWhere());
+            assertEquals(FILE_SIZE, queue.flushedOffset());
             assertTrue(queue.flush(0));
-            assertEquals(2L * FILE_SIZE, queue.flushedWhere());
+            assertEquals(2L * FILE_SIZE, queue.flushedOffset());
             assertTrue(queue.flush(0));
-            assertEquals(2L * FILE_SIZE + 10, queue.flushedWhere());
+            assertEquals(2L * FILE_SIZE + 10, queue.flushedOffset());
             assertFalse(queue.flush(0), "nothing left to flush");
         } finally {
             queue.shutdown();
@@ -100,11 +100,11 @@ class MappedFileQueueTest {
             MappedFile first = queue.lastFileOrCreate(0);
             first.appendRaw(ByteBuffer.wrap(filled(FILE_SIZE - 100, 1)));
             assertTrue(queue.flush(4));
-            assertEquals(FILE_SIZE - 100, queue.flushedWhere());
+            assertEquals(FILE_SIZE - 100, queue.flushedOffset());
             first.appendRaw(ByteBuffer.wrap(filled(100, 2)));
             queue.lastFileOrCreate(0).appendRaw(ByteBuffer.wrap(filled(10, 3)));
             assertTrue(queue.flush(4), "the last 100 bytes of a full file need no 4 pages");
-            assertEquals(FILE_SIZE, queue.flushedWhere());
+            assertEquals(FILE_SIZE, queue.flushedOffset());
             assertFalse(queue.flush(4), "10 bytes in the next file are fewer than 4 pages");
         } finally {
             queue.shutdown();
@@ -123,11 +123,11 @@ class MappedFileQueueTest {
                 throw new IOException("injected: EIO");
             });
             assertThrows(IOException.class, () -> queue.flush(0));
-            assertEquals(100, queue.flushedWhere());
+            assertEquals(100, queue.flushedOffset());
             assertEquals(100, file.flushedPosition());
             file.beforeForce(null);
             assertTrue(queue.flush(0));
-            assertEquals(200, queue.flushedWhere());
+            assertEquals(200, queue.flushedOffset());
         } finally {
             queue.shutdown();
         }
@@ -190,13 +190,12 @@ class MappedFileQueueTest {
         MappedFileQueue queue = queueWithFiles(3);
         long cut = FILE_SIZE + 1000;
         try {
-            queue.setCommittedWhere(3L * FILE_SIZE);
-            queue.setFlushedWhere(3L * FILE_SIZE);
+            queue.resumeAt(3L * FILE_SIZE);
             queue.truncateDirtyFiles(cut);
             assertEquals(2, queue.files().size());
             assertEquals(cut, queue.maxOffset());
-            assertEquals(cut, queue.flushedWhere());
-            assertEquals(cut, queue.committedWhere());
+            assertEquals(cut, queue.flushedOffset());
+            assertEquals(cut, queue.committedOffset());
             assertEquals(List.of(StoreFiles.fileName(0), StoreFiles.fileName(FILE_SIZE)), names());
         } finally {
             queue.shutdown();

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConsumeQueueTest {
     private static final int ENTRIES_PER_FILE = 10;
     private static final int FILE_SIZE = ENTRIES_PER_FILE * ConsumeQueueEntry.SIZE;
-    /** Every test record is 100 bytes at commitLogOffset = 1000 + 100 * i, stored at time 10_000 + 10 * i. */
+    /** Every test record is 100 bytes at physicalOffset = 1000 + 100 * i, stored at time 10_000 + 10 * i. */
     private static final StoreTimestampLookup TIMES = (offset, size) -> 10_000 + (offset - 1000) / 100 * 10;
 
     @TempDir
@@ -66,7 +66,7 @@ class ConsumeQueueTest {
 
         assertEquals(0, q.minOffset());
         assertEquals(25, q.maxOffset());
-        assertEquals(physical(24) + 100, q.maxPhysicOffset());
+        assertEquals(physical(24) + 100, q.maxPhysicalOffset());
         assertEquals(List.of("00000000000000000000", "00000000000000000200", "00000000000000000400"), fileNames());
         for (long i = 0; i < 25; i++) {
             assertEquals(new ConsumeQueueEntry(physical(i), 100, i * 7), q.entry(i));
@@ -94,7 +94,7 @@ class ConsumeQueueTest {
         assertEquals(ConsumeQueue.PutResult.DUPLICATE, q.append(physical(2), 100, 0, 2));
         q.commit();
         assertEquals(3, q.maxOffset());
-        assertEquals(physical(2) + 100, q.maxPhysicOffset());
+        assertEquals(physical(2) + 100, q.maxPhysicalOffset());
 
         for (long i = 3; i < 15; i++) {
             q.append(physical(i), 100, 0, i);
@@ -103,7 +103,7 @@ class ConsumeQueueTest {
         q.commit();
         assertEquals(15, q.maxOffset());
         for (long i = 0; i < 15; i++) {
-            assertEquals(physical(i), q.entry(i).commitLogOffset());
+            assertEquals(physical(i), q.entry(i).physicalOffset());
         }
     }
 
@@ -133,7 +133,7 @@ class ConsumeQueueTest {
         q.fillGapTo(7);
         assertEquals(ConsumeQueue.PutResult.APPENDED, q.put(physical(7), 100, 0, 7));
         assertTrue(q.entry(5).isPlaceholder());
-        assertEquals(physical(7), q.entry(7).commitLogOffset());
+        assertEquals(physical(7), q.entry(7).physicalOffset());
     }
 
     @Test
@@ -149,7 +149,7 @@ class ConsumeQueueTest {
         reopened.recover();
         assertEquals(13, reopened.minOffset());
         assertEquals(14, reopened.maxOffset());
-        assertEquals(physical(13) + 100, reopened.maxPhysicOffset());
+        assertEquals(physical(13) + 100, reopened.maxPhysicalOffset());
     }
 
     @Test
@@ -183,7 +183,7 @@ class ConsumeQueueTest {
         assertEquals(0, r.maxOffset() % ENTRIES_PER_FILE); // unknown until recovered
         r.recover();
         assertEquals(20, r.maxOffset());
-        assertEquals(physical(19) + 100, r.maxPhysicOffset());
+        assertEquals(physical(19) + 100, r.maxPhysicalOffset());
         assertEquals(ConsumeQueue.PutResult.APPENDED, r.put(physical(20), 100, 0, 20));
     }
 
@@ -202,7 +202,7 @@ class ConsumeQueueTest {
         ConsumeQueue r = open();
         r.recover();
         assertEquals(16, r.maxOffset());
-        assertEquals(physical(15) + 100, r.maxPhysicOffset());
+        assertEquals(physical(15) + 100, r.maxPhysicalOffset());
         // the cut zeroed the bytes after the last good entry
         byte[] bytes = Files.readAllBytes(second);
         assertArrayEquals(new byte[FILE_SIZE - 6 * 20], java.util.Arrays.copyOfRange(bytes, 6 * 20, FILE_SIZE));
@@ -214,7 +214,7 @@ class ConsumeQueueTest {
         fill(q, 0, 25);
         q.truncateByMaxPhysicOffset(physical(12) + 50); // record 12 is cut in the middle
         assertEquals(12, q.maxOffset());
-        assertEquals(physical(11) + 100, q.maxPhysicOffset());
+        assertEquals(physical(11) + 100, q.maxPhysicalOffset());
         assertEquals(List.of("00000000000000000000", "00000000000000000200"), fileNames());
         fill(q, 12, 14);
         assertEquals(14, q.maxOffset());
@@ -234,7 +234,7 @@ class ConsumeQueueTest {
         assertEquals(1, q.deleteFilesBelow(physical(14)));
         assertEquals(14, q.minOffset());
         assertNull(q.entry(13));
-        assertEquals(physical(14), q.entry(14).commitLogOffset());
+        assertEquals(physical(14), q.entry(14).physicalOffset());
         // the last file is never deleted
         assertEquals(1, q.deleteFilesBelow(physical(100)));
         assertEquals(List.of("00000000000000000400"), fileNames());

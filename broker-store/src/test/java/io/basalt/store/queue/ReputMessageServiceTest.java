@@ -66,11 +66,11 @@ class ReputMessageServiceTest {
         assertEquals(15, q1.maxOffset());
         for (int i = 0; i < 30; i++) {
             ConsumeQueueEntry e = (i % 2 == 0 ? q0 : q1).entry(i / 2);
-            assertEquals(offsets.get(i), e.commitLogOffset());
+            assertEquals(offsets.get(i), e.physicalOffset());
             assertEquals(("tag" + (i % 3)).hashCode(), e.tagsCode());
         }
-        assertEquals(List.of(offsets.get(7)), index.queryOffset("T", "k7", 10, 0, Long.MAX_VALUE).phyOffsets());
-        assertEquals(List.of(offsets.get(8)), index.queryOffset("T", "U8", 10, 0, Long.MAX_VALUE).phyOffsets());
+        assertEquals(List.of(offsets.get(7)), index.queryOffset("T", "k7", 10, 0, Long.MAX_VALUE).physicalOffsets());
+        assertEquals(List.of(offsets.get(8)), index.queryOffset("T", "U8", 10, 0, Long.MAX_VALUE).physicalOffsets());
         assertEquals(30, arrived.size());
         assertTrue(arrived.stream().allMatch(o -> o >= 0), "every arrival was visible when told");
         assertEquals(0, reput.doWork());
@@ -126,9 +126,9 @@ class ReputMessageServiceTest {
         }
         ConsumeQueue a = queues.find("A", 0);
         assertEquals(5, a.maxOffset());
-        assertEquals(offsets.get(6), a.entry(2).commitLogOffset());
-        assertEquals(offsets.get(9), a.entry(3).commitLogOffset());
-        assertEquals(a4, a.entry(4).commitLogOffset());
+        assertEquals(offsets.get(6), a.entry(2).physicalOffset());
+        assertEquals(offsets.get(9), a.entry(3).physicalOffset());
+        assertEquals(a4, a.entry(4).physicalOffset());
         assertEquals(8, queues.find("B", 0).maxOffset());
     }
 

@@ -63,8 +63,8 @@ class CommitLogRecoveryTest {
 
     private void assertPositionsAt(long end) {
         assertEquals(end, queue.maxOffset());
-        assertEquals(end, queue.flushedWhere());
-        assertEquals(end, queue.committedWhere());
+        assertEquals(end, queue.flushedOffset());
+        assertEquals(end, queue.committedOffset());
         MappedFile last = queue.lastFile();
         assertEquals(end - last.fileFromOffset(), last.wrotePosition());
     }

@@ -81,11 +81,11 @@ public final class QueryMessageProcessor extends ImmediateAdminProcessor {
         return body;
     }
 
-    private RemotingCommand viewMessage(long commitLogOffset) {
-        try (SelectedBuffer record = commitLogOffset < 0 ? null : store.selectOneMessageByOffset(commitLogOffset)) {
+    private RemotingCommand viewMessage(long physicalOffset) {
+        try (SelectedBuffer record = physicalOffset < 0 ? null : store.selectOneMessageByOffset(physicalOffset)) {
             if (record == null) {
                 return RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
-                    "can not find message by the offset, " + commitLogOffset);
+                    "can not find message by the offset, " + physicalOffset);
             }
             byte[] body = new byte[record.buffer().remaining()];
             record.buffer().duplicate().get(body);
