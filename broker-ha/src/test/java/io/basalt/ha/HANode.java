@@ -14,7 +14,6 @@ import io.basalt.ha.master.HAService;
 import io.basalt.ha.slave.HAClient;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.commitlog.BrokerMessage;
 import io.basalt.store.commitlog.MessageProperties;
@@ -43,15 +42,16 @@ final class HANode implements AutoCloseable {
     static HANode open(Path root, FlushDiskType flush, int fileSize) throws IOException {
         StoreConfig config = StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(fileSize)
             .mappedFileSizeConsumeQueue(6000 * 20).flushDiskType(flush).warmMapedFileEnable(false)
-            .flushIntervalCommitLog(10).build();
-        MessageStore store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(1000, 8000));
+            .flushIntervalCommitLog(10).maxHashSlotNum(1000).maxIndexNum(8000).build();
+        MessageStore store = MessageStore.open(config);
         store.load();
         store.start();
         return new HANode(root, store, EpochFile.open(root));
     }
 
     static HAConfig config() {
-        return new HAConfig(0, 256L * 1024 * 1024, 200, 3000, 32768, 3000, 100, true);
+        return HAConfig.builder().haListenPort(0).haMaxGapNotInSync(256L * 1024 * 1024).haSendHeartbeatInterval(200)
+            .haHousekeepingInterval(3000).haTransferBatchSize(32768).slaveTimeoutMs(3000).reconnectIntervalMs(100).build();
     }
 
     HANode asMaster(HAConfig config, boolean sync) throws IOException {

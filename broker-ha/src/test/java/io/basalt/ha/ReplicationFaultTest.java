@@ -27,7 +27,8 @@ class ReplicationFaultTest {
     Path dir;
 
     private static HAConfig config(long gap, long slaveTimeoutMs) {
-        return new HAConfig(0, gap, 200, 3000, 32768, slaveTimeoutMs, 100, true);
+        return HAConfig.builder().haListenPort(0).haMaxGapNotInSync(gap).haSendHeartbeatInterval(200)
+            .haHousekeepingInterval(3000).haTransferBatchSize(32768).slaveTimeoutMs(slaveTimeoutMs).reconnectIntervalMs(100).build();
     }
 
     private static void awaitCaughtUp(HANode master, HANode slave) {

@@ -39,7 +39,8 @@ class ReplicationThroughputBench {
     }
 
     private String run(Path root, boolean sync) throws Exception {
-        HAConfig cfg = new HAConfig(0, 256L << 20, 1000, 10000, 32768, 3000, 100, true);
+        HAConfig cfg = HAConfig.builder().haListenPort(0).haMaxGapNotInSync(256L << 20).haSendHeartbeatInterval(1000)
+            .haHousekeepingInterval(10000).haTransferBatchSize(32768).slaveTimeoutMs(3000).reconnectIntervalMs(100).build();
         try (HANode master = HANode.open(root.resolve("m"), FlushDiskType.ASYNC_FLUSH, 64 << 20).asMaster(cfg, sync);
              HANode slave = HANode.open(root.resolve("s"), FlushDiskType.ASYNC_FLUSH, 64 << 20).asSlave(cfg, master.haAddress())) {
             await().atMost(ofSeconds(10)).until(() -> !master.master.slaves().isEmpty());

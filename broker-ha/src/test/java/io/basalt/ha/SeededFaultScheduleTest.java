@@ -33,7 +33,8 @@ class SeededFaultScheduleTest {
     @ValueSource(longs = {1, 42, 20261129})
     void acknowledgedMeansReplicatedUnderAnySchedule(long seed) throws Exception {
         Random random = new Random(seed);
-        HAConfig cfg = new HAConfig(0, 256L << 20, 100, 2000, 16384, 400, 50, true);
+        HAConfig cfg = HAConfig.builder().haListenPort(0).haMaxGapNotInSync(256L << 20).haSendHeartbeatInterval(100)
+            .haHousekeepingInterval(2000).haTransferBatchSize(16384).slaveTimeoutMs(400).reconnectIntervalMs(50).build();
         try (HANode master = HANode.open(dir.resolve("m"), FlushDiskType.ASYNC_FLUSH).asMaster(cfg, true);
              TcpProxy proxy = new TcpProxy(master.haAddress());
              HANode slave = HANode.open(dir.resolve("s"), FlushDiskType.ASYNC_FLUSH).asSlave(cfg, proxy.address())) {

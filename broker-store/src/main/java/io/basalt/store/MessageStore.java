@@ -59,7 +59,6 @@ public final class MessageStore implements AutoCloseable {
     private enum State { NEW, LOADED, RUNNING, STOPPED }
 
     private final StoreConfig config;
-    private final MessageStoreOptions options;
     private final CommitLog commitLog;
     private final ConsumeQueueStore queues;
     private final IndexService index;
@@ -73,10 +72,14 @@ public final class MessageStore implements AutoCloseable {
     private volatile ReputMessageService reput;
     private volatile State state = State.NEW;
 
-    private MessageStore(StoreConfig config, MessageStoreOptions options, CommitLog commitLog,
+    /** A dispatcher not woken by an append polls this often, ms (RocketMQ's reput loop sleeps 1 ms). */
+    private static final long REPUT_IDLE_WAIT_MS = 1;
+    /** How often the disk watch samples the disk usage, ms. */
+    private static final long DISK_CHECK_INTERVAL_MS = 1000;
+
+    private MessageStore(StoreConfig config, StoreEnvironment environment, CommitLog commitLog,
                          ConsumeQueueStore queues, IndexService index) {
         this.config = config;
-        this.options = options;
         this.commitLog = commitLog;
         this.queues = queues;
         this.index = index;
@@ -101,11 +104,13 @@ public final class MessageStore implements AutoCloseable {
             public long rollNextFile(long offset) {
                 return commitLog.rollNextFile(offset);
             }
-        }, options.readLimits());
-        RetentionPolicy policy = options.retentionPolicy(config);
-        this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), options.diskUsage(),
-                policy, options.diskCheckIntervalMs());
-        this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, options.clock(), config);
+        }, ReadLimits.of(config, environment.physicalMemoryBytes()));
+        RetentionPolicy policy = new RetentionPolicy(config.fileReservedTime(), config.deleteWhen(),
+                config.diskMaxUsedSpaceRatio(), config.diskSpaceCleanForciblyRatio(), config.diskSpaceWarningLevelRatio(),
+                config.cleanFileForciblyEnable());
+        this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), environment.diskUsage(),
+                policy, DISK_CHECK_INTERVAL_MS);
+        this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, environment.clock(), config);
         this.flushConsumeQueueService = new FlushConsumeQueueService(queues, index, config.flushIntervalConsumeQueue(),
                 commitLog.checkpoint(), () -> {
                     ReputMessageService r = reput;
@@ -117,17 +122,23 @@ public final class MessageStore implements AutoCloseable {
      * Builds the store for {@code config}: CommitLog under {@code storePathCommitLog}, ConsumeQueues
      * under {@code <storePathRootDir>/consumequeue}, IndexFiles under {@code <storePathRootDir>/index}.
      * Existing queue and index files are opened (sizes checked); nothing is recovered until {@link #load()}.
+     * The time, the disk usage and the memory size are this machine's.
      */
-    public static MessageStore open(StoreConfig config, MessageStoreOptions options) throws IOException {
+    public static MessageStore open(StoreConfig config) throws IOException {
+        return open(config, StoreEnvironment.system());
+    }
+
+    /** As {@link #open(StoreConfig)}, with the time, disk usage and memory size of {@code environment}. */
+    public static MessageStore open(StoreConfig config, StoreEnvironment environment) throws IOException {
         Path root = config.rootDir();
         ConsumeQueueStore queues = ConsumeQueueStore.open(root.resolve("consumequeue"), config.mappedFileSizeConsumeQueue());
         IndexService index = null;
         try {
-            if (options.messageIndexEnable()) {
-                index = IndexService.open(root.resolve("index"), options.maxHashSlotNum(), options.maxIndexNum(),
-                        options.clock());
+            if (config.messageIndexEnable()) {
+                index = IndexService.open(root.resolve("index"), config.maxHashSlotNum(), config.maxIndexNum(),
+                        environment.clock());
             }
-            return new MessageStore(config, options, CommitLog.open(config), queues, index);
+            return new MessageStore(config, environment, CommitLog.open(config), queues, index);
         } catch (IOException | RuntimeException e) {
             try {
                 queues.close();
@@ -190,7 +201,7 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         reput = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                recovering.reputFromOffset(), options.reputIdleWaitMs());
+                recovering.reputFromOffset(), REPUT_IDLE_WAIT_MS);
         state = State.LOADED;
     }
 
@@ -437,7 +448,7 @@ public final class MessageStore implements AutoCloseable {
         if (index == null || topic == null || key == null || maxNum <= 0) {
             return new QueryMessageResult(List.of(), 0, 0);
         }
-        QueryOffsetResult offsets = index.queryOffset(topic, key, Math.min(maxNum, options.maxMsgsNumBatch()), begin, end);
+        QueryOffsetResult offsets = index.queryOffset(topic, key, Math.min(maxNum, config.maxMsgsNumBatch()), begin, end);
         List<SelectedBuffer> found = new ArrayList<>();
         for (long offset : offsets.phyOffsets()) {
             SelectedBuffer b = reader.selectRecord(offset);
@@ -494,7 +505,7 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                Math.min(old.reputFromOffset(), physicalOffset), options.reputIdleWaitMs());
+                Math.min(old.reputFromOffset(), physicalOffset), REPUT_IDLE_WAIT_MS);
         reput = next;
         next.start();
     }
@@ -517,7 +528,7 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                old.reputFromOffset(), options.reputIdleWaitMs());
+                old.reputFromOffset(), REPUT_IDLE_WAIT_MS);
         reput = next;
         next.start();
     }

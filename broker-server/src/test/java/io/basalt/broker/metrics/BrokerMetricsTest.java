@@ -19,7 +19,6 @@ import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.commitlog.BrokerMessage;
 import io.basalt.store.commitlog.PutMessageStatus;
@@ -41,7 +40,7 @@ class BrokerMetricsTest {
     void open() throws IOException {
         store = MessageStore.open(StoreConfig.builder().storePathRootDir(root.toString())
             .mappedFileSizeCommitLog(1024 * 1024).mappedFileSizeConsumeQueue(6000).flushDiskType(FlushDiskType.ASYNC_FLUSH)
-            .warmMapedFileEnable(false).flushIntervalCommitLog(10).build(), MessageStoreOptions.defaults().withIndexSize(64, 400));
+            .warmMapedFileEnable(false).flushIntervalCommitLog(10).maxHashSlotNum(64).maxIndexNum(400).build());
         store.load();
         store.start();
         topics = TopicConfigManager.open(root.resolve("config"), true, 4);

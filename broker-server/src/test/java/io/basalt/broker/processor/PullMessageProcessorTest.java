@@ -32,8 +32,7 @@ import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
-import io.basalt.store.ReadLimits;
+import io.basalt.store.StoreEnvironment;
 import io.basalt.store.StoreConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,13 +60,9 @@ class PullMessageProcessorTest {
     void open() throws Exception {
         StoreConfig config = StoreConfig.builder().storePathRootDir(dir.resolve("store").toString())
             .mappedFileSizeCommitLog(1024 * 1024).mappedFileSizeConsumeQueue(6000 * 20).maxMessageSize(64 * 1024)
-            .flushDiskType(FlushDiskType.ASYNC_FLUSH).warmMapedFileEnable(false).build();
+            .flushDiskType(FlushDiskType.ASYNC_FLUSH).warmMapedFileEnable(false).maxHashSlotNum(64).maxIndexNum(400).build();
         // 10 MiB of "memory": a read more than 4 MiB (40 %) behind the log end counts as a disk read
-        ReadLimits limits = ReadLimits.defaults();
-        store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(64, 400).withReadLimits(
-            new ReadLimits(limits.maxTransferBytesOnMessageInMemory(), limits.maxTransferCountOnMessageInMemory(),
-                limits.maxTransferBytesOnMessageInDisk(), limits.maxTransferCountOnMessageInDisk(),
-                limits.accessMessageInMemoryMaxRatio(), 10L << 20)));
+        store = MessageStore.open(config, StoreEnvironment.system().withPhysicalMemoryBytes(10L << 20));
         hold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
         store.setArrivingListener((topic, queueId, offset, tagsCode, ts) -> hold.notifyMessageArriving(topic, queueId, offset, tagsCode));
         store.load();

@@ -12,7 +12,6 @@ import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -50,7 +49,7 @@ class AdminProcessorsTest {
             .storePathCommitLog(dir.resolve("store/commitlog").toString())
             .mappedFileSizeCommitLog(1 << 20)
             .mappedFileSizeConsumeQueue(6000)
-            .build(), MessageStoreOptions.defaults());
+            .build());
         store.load();
         store.start();
         topics = TopicConfigManager.open(dir.resolve("config"), true, 4);
