@@ -141,10 +141,12 @@ public final class StoreConfig {
         return new Builder(settings);
     }
 
+    /** {@link #storePathRootDir()} as a path. */
     public Path rootDir() {
         return Paths.get(storePathRootDir);
     }
 
+    /** Directory of the CommitLog files ({@code storePathCommitLog}; defaults to {@code <storePathRootDir>/commitlog}). */
     public Path commitLogDir() {
         return Paths.get(storePathCommitLog);
     }
@@ -154,10 +156,6 @@ public final class StoreConfig {
         return storePathRootDir;
     }
 
-    /** Directory of the CommitLog files; defaults to {@code <storePathRootDir>/commitlog} (absolute). */
-    public String storePathCommitLog() {
-        return storePathCommitLog;
-    }
 
     /** Size of one CommitLog file, bytes (a multiple of 4096). */
     public int mappedFileSizeCommitLog() {

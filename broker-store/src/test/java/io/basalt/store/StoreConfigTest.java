@@ -22,7 +22,7 @@ class StoreConfigTest {
     @Test
     void defaultsAreRocketMqsExceptPrewarm() {
         StoreConfig c = StoreConfig.builder().storePathRootDir("/data/store").build();
-        assertEquals(Paths.get("/data/store", "commitlog").toString(), c.storePathCommitLog());
+        assertEquals(Paths.get("/data/store", "commitlog").toString(), c.commitLogDir().toString());
         assertEquals(1024 * 1024 * 1024, c.mappedFileSizeCommitLog());
         assertEquals(6_000_000, c.mappedFileSizeConsumeQueue());
         assertEquals(FlushDiskType.ASYNC_FLUSH, c.flushDiskType());
@@ -76,7 +76,7 @@ class StoreConfigTest {
         p.put("diskSpaceWarningLevelRatio", "80");
         p.put("deleteWhen", "16;4");
         StoreConfig c = StoreConfig.from(resolveOrThrow(p));
-        assertEquals("/tmp/cl", c.storePathCommitLog());
+        assertEquals("/tmp/cl", c.commitLogDir().toString());
         assertEquals(FlushDiskType.SYNC_FLUSH, c.flushDiskType());
         assertEquals(1048576, c.mappedFileSizeCommitLog());
         assertTrue(c.transientStorePoolEnable());
@@ -86,7 +86,7 @@ class StoreConfigTest {
         assertEquals(64, c.maxTransferCountOnMessageInMemory());
         assertEquals(80, c.diskSpaceWarningLevelRatio());
         assertEquals("04;16", c.deleteWhen());
-        assertEquals(c.storePathCommitLog(), c.toBuilder().build().storePathCommitLog());
+        assertEquals(c.commitLogDir().toString(), c.toBuilder().build().commitLogDir().toString());
         assertEquals(1000, c.toBuilder().build().maxHashSlotNum());
     }
 

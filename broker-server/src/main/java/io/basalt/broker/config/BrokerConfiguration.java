@@ -8,17 +8,12 @@ import io.basalt.common.config.ConfigValues;
 import io.basalt.common.config.ConfigValues.Source;
 import io.basalt.ha.HAConfig;
 import io.basalt.store.StoreConfig;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,7 +83,7 @@ public final class BrokerConfiguration {
         throws ConfigException {
         List<Setting> settings = new ArrayList<>();
         String origin = file.toString();
-        readFile(file).forEach((key, value) -> settings.add(new Setting(key, value, Source.FILE, origin)));
+        PropertiesFile.read(file).forEach((key, value) -> settings.add(new Setting(key, value, Source.FILE, origin)));
         overrides.forEach((key, value) -> settings.add(new Setting(key, value, Source.COMMAND_LINE, "command line")));
         return resolve(Optional.of(file), overrides.size(), settings, environment);
     }
@@ -104,29 +99,6 @@ public final class BrokerConfiguration {
         Resolution resolution = new ConfigResolver(environment).resolve(settings);
         resolution.warnings().forEach(warning -> LOG.warn("{}", warning));
         return new BrokerConfiguration(file, overrideCount, resolution);
-    }
-
-    /** The file's entries in file order (a later duplicate replaces an earlier one, as in RocketMQ). */
-    private static Map<String, String> readFile(Path file) throws ConfigException {
-        Map<String, String> entries = new LinkedHashMap<>();
-        Properties properties = new Properties() {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            public synchronized Object put(Object key, Object value) {
-                entries.remove((String) key);
-                entries.put((String) key, (String) value);
-                return super.put(key, value);
-            }
-        };
-        try (InputStream in = Files.newInputStream(file)) {
-            properties.load(in);
-        } catch (NoSuchFileException e) {
-            throw new ConfigException(file + ": no such file (choose one with -c FILE)");
-        } catch (IOException | IllegalArgumentException e) {
-            throw new ConfigException(file + ": cannot be read (" + e + ")");
-        }
-        return entries;
     }
 
     public BrokerConfig broker() {
