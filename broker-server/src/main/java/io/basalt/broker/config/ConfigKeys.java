@@ -96,7 +96,7 @@ final class ConfigKeys {
         "Basalt: file holding the process id of a running broker; stop reads it");
 
     // Replication wiring
-    static final ConfigKey<Optional<HostPort>> HA_MASTER_ADDRESS = key("haMasterAddress", HAKeys.SECTION, optionalHostPort(), "",
+    static final ConfigKey<Optional<HostPort>> HA_MASTER_ADDRESS = key("haMasterAddress", SECTION, optionalHostPort(), "",
         "A slave's master, host:haListenPort; a slave needs it");
 
     /** The broker's own keys, in documentation order. */
