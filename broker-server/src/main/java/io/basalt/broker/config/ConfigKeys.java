@@ -32,7 +32,6 @@ final class ConfigKeys {
     static final String SECTION = "broker";
 
     private static final int MAX_MS = 3_600_000;
-    private static final int DAY_MS = 86_400_000;
     private static final int MAX = Integer.MAX_VALUE;
 
     // Identity and network
