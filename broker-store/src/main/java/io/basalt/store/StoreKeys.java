@@ -16,8 +16,9 @@ import java.util.List;
 
 /**
  * Every {@code broker.conf} key the store reads, one line each: the single declaration of its name,
- * type, range, default and meaning. {@link StoreConfig#from} reads them; nothing else does. Names and
- * defaults are RocketMQ 5.2.0's {@code MessageStoreConfig} unless the description says "Basalt".
+ * type, range, default and meaning. {@link StoreConfig#from} turns their values into the store's
+ * configuration (the broker's cross-key checks look at a few first). Names and defaults are
+ * RocketMQ 5.2.0's {@code MessageStoreConfig} unless the description says "Basalt".
  * Ranges are Basalt's: RocketMQ accepts any number and sometimes clamps it silently; Basalt says
  * what is wrong instead.
  */
