@@ -105,9 +105,7 @@ public final class MessageStore implements AutoCloseable {
                 return commitLog.rollNextFile(offset);
             }
         }, ReadLimits.of(config, environment.physicalMemoryBytes()));
-        RetentionPolicy policy = new RetentionPolicy(config.fileReservedTime(), config.deleteWhen(),
-                config.diskMaxUsedSpaceRatio(), config.diskSpaceCleanForciblyRatio(), config.diskSpaceWarningLevelRatio(),
-                config.cleanFileForciblyEnable());
+        RetentionPolicy policy = RetentionPolicy.of(config);
         this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), environment.diskUsage(),
                 policy, DISK_CHECK_INTERVAL_MS);
         this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, environment.clock(), config);
