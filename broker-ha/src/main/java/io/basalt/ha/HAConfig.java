@@ -101,11 +101,7 @@ public final class HAConfig {
         return syncFromLastFile;
     }
 
-    /** This configuration with another listen port (the broker picks a free one for {@code haListenPort=0}). */
-    public HAConfig withListenPort(int port) {
-        return toBuilder().haListenPort(port).build();
-    }
-
+    /** A builder holding this configuration's values, to derive a changed copy. */
     public Builder toBuilder() {
         return new Builder().haListenPort(haListenPort).haMaxGapNotInSync(haMaxGapNotInSync)
             .haSendHeartbeatInterval(haSendHeartbeatInterval).haHousekeepingInterval(haHousekeepingInterval)
