@@ -1,53 +1,180 @@
 package io.basalt.ha;
 
+import io.basalt.common.config.ConfigEnvironment;
+import io.basalt.common.config.ConfigKey;
+import io.basalt.common.config.ConfigReader;
+import io.basalt.common.config.ConfigReader.Setting;
+import io.basalt.common.config.ConfigValues;
+import io.basalt.common.config.ConfigValues.Source;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
- * The replication settings one HA endpoint needs (RocketMQ's names from {@code MessageStoreConfig}),
- * validated once. Durations are milliseconds, sizes bytes.
- *
- * @param haListenPort             master: port slaves connect to (0 picks a free one)
- * @param haMaxGapNotInSync        a slave further behind than this is not in sync (SYNC_MASTER answers
- *                                 SLAVE_NOT_AVAILABLE at once instead of waiting for it)
- * @param haSendHeartbeatInterval  idle heartbeat (master) and offset report (slave) period
- * @param haHousekeepingInterval   a connection with no read for this long is closed
- * @param haTransferBatchSize      largest body of one data frame
- * @param slaveTimeoutMs           SYNC_MASTER: longest a put waits for a slave before FLUSH_SLAVE_TIMEOUT
- * @param reconnectIntervalMs      slave: pause between connection attempts
- * @param slaveStartFromOldest     slave: an empty slave starts at the master's oldest retained offset
- *                                 (true) or at the start of the master's last file (RocketMQ's choice)
+ * The replication settings one HA endpoint needs, built only from the resolved values of
+ * {@link HAKeys} ({@link #from}), which declare each key's name, default and range once. Tests use
+ * {@link #builder()}, which reads its settings through the same table. Durations are milliseconds,
+ * sizes bytes. Immutable, thread-safe.
  */
-public record HAConfig(int haListenPort, long haMaxGapNotInSync, int haSendHeartbeatInterval,
-                       int haHousekeepingInterval, int haTransferBatchSize, long slaveTimeoutMs,
-                       long reconnectIntervalMs, boolean slaveStartFromOldest) {
+public final class HAConfig {
 
-    public HAConfig {
-        positive("haMaxGapNotInSync", haMaxGapNotInSync);
-        positive("haSendHeartbeatInterval", haSendHeartbeatInterval);
-        positive("haHousekeepingInterval", haHousekeepingInterval);
-        positive("haTransferBatchSize", haTransferBatchSize);
-        positive("slaveTimeout", slaveTimeoutMs);
-        positive("reconnectIntervalMs", reconnectIntervalMs);
-        if (haListenPort < 0 || haListenPort > 65535) {
-            throw new IllegalArgumentException("haListenPort must be in [0, 65535], was " + haListenPort);
-        }
+    private final int haListenPort;
+    private final long haMaxGapNotInSync;
+    private final int haSendHeartbeatInterval;
+    private final int haHousekeepingInterval;
+    private final int haTransferBatchSize;
+    private final long slaveTimeoutMs;
+    private final long reconnectIntervalMs;
+    private final boolean syncFromLastFile;
+
+    private HAConfig(ConfigValues values) {
+        this.haListenPort = values.get(HAKeys.HA_LISTEN_PORT);
+        this.haMaxGapNotInSync = values.get(HAKeys.HA_MAX_GAP_NOT_IN_SYNC);
+        this.haSendHeartbeatInterval = values.get(HAKeys.HA_SEND_HEARTBEAT_INTERVAL);
+        this.haHousekeepingInterval = values.get(HAKeys.HA_HOUSEKEEPING_INTERVAL);
+        this.haTransferBatchSize = values.get(HAKeys.HA_TRANSFER_BATCH_SIZE);
+        this.slaveTimeoutMs = values.get(HAKeys.SLAVE_TIMEOUT);
+        this.reconnectIntervalMs = values.get(HAKeys.HA_RECONNECT_INTERVAL);
+        this.syncFromLastFile = values.get(HAKeys.SYNC_FROM_LAST_FILE);
         if (haHousekeepingInterval <= haSendHeartbeatInterval) {
-            throw new IllegalArgumentException("haHousekeepingInterval (" + haHousekeepingInterval
-                + ") must exceed haSendHeartbeatInterval (" + haSendHeartbeatInterval + ")");
+            throw new IllegalArgumentException(housekeepingProblem(haHousekeepingInterval, haSendHeartbeatInterval));
         }
     }
 
-    /** RocketMQ's defaults (port 10912, 256 MiB gap, 5 s heartbeat, 20 s housekeeping, 32 KiB, 3 s). */
-    public static HAConfig defaults() {
-        return new HAConfig(10912, 256L * 1024 * 1024, 5000, 20000, 32768, 3000, 1000, true);
+    /**
+     * Replication's configuration from resolved values of (at least) {@link HAKeys#TABLE}.
+     *
+     * @throws IllegalArgumentException if haHousekeepingInterval does not exceed haSendHeartbeatInterval
+     */
+    public static HAConfig from(ConfigValues values) {
+        return new HAConfig(values);
     }
 
-    public HAConfig withListenPort(int port) {
-        return new HAConfig(port, haMaxGapNotInSync, haSendHeartbeatInterval, haHousekeepingInterval,
-            haTransferBatchSize, slaveTimeoutMs, reconnectIntervalMs, slaveStartFromOldest);
+    /** Every key at its default but those the builder sets. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    private static void positive(String key, long value) {
-        if (value <= 0) {
-            throw new IllegalArgumentException(key + " must be positive, was " + value);
+    /** The rule across two keys, worded for {@code broker.conf}; the broker reports it before start-up. */
+    public static String housekeepingProblem(int haHousekeepingInterval, int haSendHeartbeatInterval) {
+        return "haHousekeepingInterval=" + haHousekeepingInterval + " must exceed haSendHeartbeatInterval="
+            + haSendHeartbeatInterval + " (a connection is closed after that long without a heartbeat)";
+    }
+
+    /** Master: port slaves connect to (0 picks a free one). */
+    public int haListenPort() {
+        return haListenPort;
+    }
+
+    /** Bytes a slave may lag and still be in sync (SYNC_MASTER answers SLAVE_NOT_AVAILABLE at once beyond). */
+    public long haMaxGapNotInSync() {
+        return haMaxGapNotInSync;
+    }
+
+    /** Idle heartbeat (master) and offset report (slave) period, ms. */
+    public int haSendHeartbeatInterval() {
+        return haSendHeartbeatInterval;
+    }
+
+    /** A connection with no read for this long is closed, ms. */
+    public int haHousekeepingInterval() {
+        return haHousekeepingInterval;
+    }
+
+    /** Largest body of one data frame, bytes. */
+    public int haTransferBatchSize() {
+        return haTransferBatchSize;
+    }
+
+    /** SYNC_MASTER: longest a put waits for a slave before FLUSH_SLAVE_TIMEOUT, ms ({@code slaveTimeout}). */
+    public long slaveTimeoutMs() {
+        return slaveTimeoutMs;
+    }
+
+    /** Slave: pause between connection attempts, ms ({@code haReconnectInterval}). */
+    public long reconnectIntervalMs() {
+        return reconnectIntervalMs;
+    }
+
+    /** Slave: an empty slave starts at the start of the master's last file (true) or at its oldest offset. */
+    public boolean syncFromLastFile() {
+        return syncFromLastFile;
+    }
+
+    /** A builder holding this configuration's values, to derive a changed copy. */
+    public Builder toBuilder() {
+        return new Builder().haListenPort(haListenPort).haMaxGapNotInSync(haMaxGapNotInSync)
+            .haSendHeartbeatInterval(haSendHeartbeatInterval).haHousekeepingInterval(haHousekeepingInterval)
+            .haTransferBatchSize(haTransferBatchSize).slaveTimeoutMs(slaveTimeoutMs).reconnectIntervalMs(reconnectIntervalMs)
+            .syncFromLastFile(syncFromLastFile);
+    }
+
+    @Override
+    public String toString() {
+        return "HAConfig{haListenPort=" + haListenPort + ", haMaxGapNotInSync=" + haMaxGapNotInSync
+            + ", haSendHeartbeatInterval=" + haSendHeartbeatInterval + ", haHousekeepingInterval=" + haHousekeepingInterval
+            + ", haTransferBatchSize=" + haTransferBatchSize + ", slaveTimeoutMs=" + slaveTimeoutMs
+            + ", reconnectIntervalMs=" + reconnectIntervalMs + ", syncFromLastFile=" + syncFromLastFile + '}';
+    }
+
+    /**
+     * Collects settings as {@code broker.conf} text; {@link #build()} reads them through
+     * {@link HAKeys#TABLE} and refuses what the file would refuse. Not thread-safe.
+     */
+    public static final class Builder {
+        private final Map<String, String> settings = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        private Builder set(ConfigKey<?> key, Object value) {
+            settings.put(key.name(), String.valueOf(value));
+            return this;
+        }
+
+        public Builder haListenPort(int value) {
+            return set(HAKeys.HA_LISTEN_PORT, value);
+        }
+
+        public Builder haMaxGapNotInSync(long value) {
+            return set(HAKeys.HA_MAX_GAP_NOT_IN_SYNC, value);
+        }
+
+        public Builder haSendHeartbeatInterval(int value) {
+            return set(HAKeys.HA_SEND_HEARTBEAT_INTERVAL, value);
+        }
+
+        public Builder haHousekeepingInterval(int value) {
+            return set(HAKeys.HA_HOUSEKEEPING_INTERVAL, value);
+        }
+
+        public Builder haTransferBatchSize(int value) {
+            return set(HAKeys.HA_TRANSFER_BATCH_SIZE, value);
+        }
+
+        public Builder slaveTimeoutMs(long value) {
+            return set(HAKeys.SLAVE_TIMEOUT, value);
+        }
+
+        public Builder reconnectIntervalMs(long value) {
+            return set(HAKeys.HA_RECONNECT_INTERVAL, value);
+        }
+
+        public Builder syncFromLastFile(boolean value) {
+            return set(HAKeys.SYNC_FROM_LAST_FILE, value);
+        }
+
+        /** @throws IllegalArgumentException naming every key with a bad value and what is allowed */
+        public HAConfig build() {
+            Map<String, Setting> chosen = new LinkedHashMap<>();
+            settings.forEach((key, text) -> chosen.put(key, new Setting(key, text, Source.PROPERTIES, "HAConfig.builder")));
+            ConfigReader reader = new ConfigReader(HAKeys.TABLE, ConfigEnvironment.system());
+            ConfigValues.Builder values = reader.read(chosen);
+            List<String> problems = reader.problems();
+            if (!problems.isEmpty()) {
+                throw new IllegalArgumentException("invalid HA config: " + String.join("; ", problems));
+            }
+            return new HAConfig(values.build());
         }
     }
 }

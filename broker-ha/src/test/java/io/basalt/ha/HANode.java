@@ -14,7 +14,6 @@ import io.basalt.ha.master.HAService;
 import io.basalt.ha.slave.HAClient;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.MessageProperties;
@@ -44,8 +43,9 @@ final class HANode implements AutoCloseable {
     }
 
     static HANode open(Path root, FlushDiskType flush, int fileSize) throws IOException {
-        StoreConfig config = TestStores.config(root).mappedFileSizeCommitLog(fileSize).flushDiskType(flush).build();
-        MessageStore store = TestStores.start(config, MessageStoreOptions.defaults().withIndexSize(1000, 8000));
+        StoreConfig config = TestStores.config(root).mappedFileSizeCommitLog(fileSize).flushDiskType(flush)
+            .maxHashSlotNum(1000).maxIndexNum(8000).build();
+        MessageStore store = TestStores.start(config);
         return new HANode(root, store, EpochFile.open(root));
     }
 

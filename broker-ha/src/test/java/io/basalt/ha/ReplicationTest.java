@@ -70,6 +70,24 @@ class ReplicationTest {
     }
 
     @Test
+    void emptySlaveWithSyncFromLastFileStartsAtTheStartOfTheMastersLastFile() throws Exception {
+        try (HANode master = HANode.open(dir.resolve("m"), FlushDiskType.ASYNC_FLUSH).asMaster(HANode.config(), false)) {
+            master.putMany("TopicA", 0, 3000, 1024);
+            long masterMax = master.store.getMaxPhyOffset();
+            long lastFileStart = masterMax - masterMax % HANode.FILE_SIZE;
+            assertTrue(lastFileStart >= 2L * HANode.FILE_SIZE, "files before the last one exist");
+            HAConfig fromLastFile = HANode.config().toBuilder().syncFromLastFile(true).build();
+            try (HANode slave = HANode.open(dir.resolve("s"), FlushDiskType.ASYNC_FLUSH)
+                .asSlave(fromLastFile, master.haAddress())) {
+                awaitCaughtUp(master, slave);
+                assertEquals(lastFileStart, slave.slave.lastRequestedOffset());
+                assertEquals(lastFileStart, slave.store.getMinPhyOffset(), "nothing older than the master's last file");
+                assertArrayEquals(master.commitLogBytes(lastFileStart, masterMax), slave.commitLogBytes(lastFileStart, masterMax));
+            }
+        }
+    }
+
+    @Test
     void lateSlaveCatchesUpFromZeroAcrossRolloversByteIdentical() throws Exception {
         try (HANode master = HANode.open(dir.resolve("m"), FlushDiskType.ASYNC_FLUSH).asMaster(HANode.config(), false)) {
             master.putMany("TopicA", 0, 3000, 1024);

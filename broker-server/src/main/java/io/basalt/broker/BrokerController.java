@@ -13,15 +13,12 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
 import io.basalt.broker.config.ConfigException;
-import io.basalt.broker.config.HaSettings;
-import io.basalt.broker.config.StoreSettings;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.metrics.BrokerMetrics;
 import io.basalt.broker.metrics.MetricsService;
@@ -30,7 +27,6 @@ import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.ha.EpochFile;
-import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
 import io.basalt.broker.processor.BrokerCounters;
@@ -65,7 +61,6 @@ import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,8 +80,6 @@ public final class BrokerController {
     private static final long CHANNEL_EXPIRED_TIMEOUT_MS = 120_000;
     /** Longest a pull is held, below the clients' 30 s pull timeout. */
     private static final long MAX_SUSPEND_MS = 20_000;
-    /** A slave retries its master this often (RocketMQ waits 5 s; a failover wants it sooner). */
-    private static final long HA_RECONNECT_INTERVAL_MS = 1000;
     /** How long one NameServer may take to answer a registration. */
     private static final long NAMESRV_TIMEOUT_MS = 6_000;
     /** Frame bytes besides a message body: header, properties, batch framing. */
@@ -131,7 +124,7 @@ public final class BrokerController {
             defaults.channelMaxIdleSeconds(),
             defaults.shutdownDrainTimeoutMs(), defaults.useEpoll()));
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
-            configuration.store().storePathCommitLog(), remotingServer::connectionCount, pullHold::heldCount,
+            configuration.store().commitLogDir(), remotingServer::connectionCount, pullHold::heldCount,
             executorSources, () -> replication.role().name(), replication::slaves, () -> {
                 Map<String, Long> errors = new LinkedHashMap<>(replication.serviceErrorCounts());
                 errors.put(pullHold.name(), pullHold.errorCount());
@@ -170,14 +163,13 @@ public final class BrokerController {
      */
     public static BrokerController create(BrokerConfiguration configured) throws IOException {
         BrokerConfiguration configuration = withConcretePorts(configured);
-        StoreSettings s = configuration.store();
-        Path configDir = s.storePathRootDir().resolve("config");
+        Path configDir = configuration.store().rootDir().resolve("config");
         TopicConfigManager topics = TopicConfigManager.open(configDir, configuration.broker().autoCreateTopicEnable(),
             configuration.broker().defaultTopicQueueNums());
         ConsumerOffsetManager offsets = ConsumerOffsetManager.open(configDir);
         SubscriptionGroupManager subscriptionGroups = SubscriptionGroupManager.open(configDir,
             configuration.broker().autoCreateSubscriptionGroup());
-        MessageStore store = MessageStore.open(storeConfig(s), storeOptions(s));
+        MessageStore store = MessageStore.open(configuration.store());
         try {
             return new BrokerController(configuration, store, topics, offsets, subscriptionGroups,
                 replication(configuration, store));
@@ -228,55 +220,12 @@ public final class BrokerController {
 
     /** The broker's replication endpoint for its {@code brokerRole} (HA port, slave's master address, timeouts). */
     static Replication replication(BrokerConfiguration configuration, MessageStore store) throws IOException {
-        HaSettings ha = configuration.ha();
-        HAConfig config = new HAConfig(ha.haListenPort(), ha.haMaxGapNotInSync(), ha.haSendHeartbeatInterval(),
-            ha.haHousekeepingInterval(), ha.haTransferBatchSize(), ha.slaveTimeout(), HA_RECONNECT_INTERVAL_MS, true);
-        InetSocketAddress masterAddress = ha.haMasterAddress()
-            .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
         BrokerConfig broker = configuration.broker();
+        InetSocketAddress masterAddress = broker.haMasterAddress()
+            .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
         Peer self = new Peer(broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
-        return new Replication(store, EpochFile.open(configuration.store().storePathRootDir()), config, self,
+        return new Replication(store, EpochFile.open(configuration.store().rootDir()), configuration.ha(), self,
             Replication.Role.valueOf(broker.brokerRole().name()), masterAddress);
-    }
-
-    /** The store's view of the broker.conf store keys. */
-    static StoreConfig storeConfig(StoreSettings s) {
-        return StoreConfig.builder()
-            .storePathRootDir(s.storePathRootDir().toString())
-            .storePathCommitLog(s.storePathCommitLog().toString())
-            .mappedFileSizeCommitLog(s.mappedFileSizeCommitLog())
-            .mappedFileSizeConsumeQueue(s.mappedFileSizeConsumeQueue())
-            .flushDiskType(s.flushDiskType())
-            .flushIntervalCommitLog(s.flushIntervalCommitLog())
-            .flushCommitLogLeastPages(s.flushCommitLogLeastPages())
-            .flushCommitLogThoroughInterval(s.flushCommitLogThoroughInterval())
-            .flushCommitLogTimed(s.flushCommitLogTimed())
-            .commitIntervalCommitLog(s.commitIntervalCommitLog())
-            .commitCommitLogLeastPages(s.commitCommitLogLeastPages())
-            .commitCommitLogThoroughInterval(s.commitCommitLogThoroughInterval())
-            .syncFlushTimeout(s.syncFlushTimeout())
-            .maxMessageSize(s.maxMessageSize())
-            .osPageCacheBusyTimeOutMills(s.osPageCacheBusyTimeOutMills())
-            .transientStorePoolEnable(s.transientStorePoolEnable())
-            .transientStorePoolSize(s.transientStorePoolSize())
-            .warmMapedFileEnable(s.warmMapedFileEnable())
-            .flushLeastPagesWhenWarmMapedFile(s.flushLeastPagesWhenWarmMapedFile())
-            .checkCRCOnRecover(s.checkCRCOnRecover())
-            .enabledAppendPropCRC(s.enabledAppendPropCRC())
-            .flushIntervalConsumeQueue(s.flushIntervalConsumeQueue())
-            .flushConsumeQueueLeastPages(s.flushConsumeQueueLeastPages())
-            .flushConsumeQueueThoroughInterval(s.flushConsumeQueueThoroughInterval())
-            .fileReservedTime(s.fileReservedTime())
-            .deleteWhen(s.deleteWhen().stream().map(h -> String.format("%02d", h)).collect(Collectors.joining(";")))
-            .diskMaxUsedSpaceRatio(s.diskMaxUsedSpaceRatio())
-            .build();
-    }
-
-    static MessageStoreOptions storeOptions(StoreSettings s) {
-        MessageStoreOptions d = MessageStoreOptions.defaults().withIndexSize(s.maxHashSlotNum(), s.maxIndexNum());
-        return new MessageStoreOptions(s.messageIndexEnable(), d.maxHashSlotNum(), d.maxIndexNum(), d.readLimits(),
-            d.diskSpaceCleanForciblyRatio(), d.diskSpaceWarningLevelRatio(), d.cleanFileForciblyEnable(),
-            d.diskCheckIntervalMs(), d.reputIdleWaitMs(), d.maxMsgsNumBatch(), d.clock(), d.diskUsage());
     }
 
     private void registerProcessors(BrokerConfig broker) {
@@ -335,7 +284,7 @@ public final class BrokerController {
         register(admin, new PromoteToMasterProcessor(replication, nameServerPresence::anotherPromotedMaster,
                 nameServerPresence::registerAgainAfterPromotion),
             PromoteToMasterProcessor.PROMOTE_TO_MASTER);
-        register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().storePathRootDir(),
+        register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().rootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()),

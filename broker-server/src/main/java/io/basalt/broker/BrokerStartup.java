@@ -1,19 +1,18 @@
 package io.basalt.broker;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.basalt.broker.config.BrokerCommandLine;
 import io.basalt.broker.config.BrokerConfiguration;
+import io.basalt.broker.config.LogsDirectory;
 import io.basalt.broker.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,22 +87,7 @@ public final class BrokerStartup {
      * {@code logsDir} if set, else {@code logs/} beside {@code storePathRootDir} (default {@code ~/store}).
      */
     static Path presetLogDir(Path configFile, Map<String, String> overrides) {
-        Properties p = new Properties();
-        if (Files.isRegularFile(configFile)) {
-            try (InputStream in = Files.newInputStream(configFile)) {
-                p.load(in);
-            } catch (IOException | IllegalArgumentException e) {
-                // the real load reports it
-            }
-        }
-        overrides.forEach(p::setProperty);
-        String logsDir = p.getProperty("logsDir");
-        if (logsDir != null && !logsDir.isBlank()) {
-            return Path.of(logsDir.trim());
-        }
-        String root = Optional.ofNullable(p.getProperty("storePathRootDir")).map(String::trim)
-            .orElse(System.getProperty("user.home") + "/store");
-        return Path.of(root).toAbsolutePath().normalize().resolveSibling("logs");
+        return LogsDirectory.of(configFile, overrides);
     }
 
     private static int start(BrokerConfiguration configuration, PrintStream err) {

@@ -20,7 +20,7 @@ class StoreConfigFromBrokerConfTest {
 
     private StoreConfig storeConfigOf(String confText) throws Exception {
         Path conf = Files.writeString(dir.resolve("broker.conf"), "storePathRootDir=" + dir.resolve("store") + "\n" + confText);
-        return BrokerController.storeConfig(BrokerConfiguration.load(conf, Map.of()).store());
+        return BrokerConfiguration.load(conf, Map.of()).store();
     }
 
     @Test

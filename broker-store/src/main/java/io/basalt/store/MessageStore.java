@@ -85,7 +85,6 @@ public final class MessageStore implements AutoCloseable {
     static final String UNMAP = "unmap the CommitLog";
 
     private final StoreConfig config;
-    private final MessageStoreOptions options;
     private final CommitLog commitLog;
     private final ConsumeQueueStore queues;
     private final IndexService index;
@@ -153,11 +152,15 @@ public final class MessageStore implements AutoCloseable {
         }
     };
 
-    private MessageStore(StoreConfig config, MessageStoreOptions options, CommitLog commitLog,
+    /** A dispatcher not woken by an append polls this often, ms (RocketMQ's reput loop sleeps 1 ms). */
+    private static final long REPUT_IDLE_WAIT_MS = 1;
+    /** How often the disk watch samples the disk usage, ms. */
+    private static final long DISK_CHECK_INTERVAL_MS = 1000;
+
+    private MessageStore(StoreConfig config, StoreEnvironment environment, CommitLog commitLog,
                          ConsumeQueueStore queues, IndexService index, StoreCheckpoint checkpoint,
                          AbortMarker abortMarker, FailStop failStop) {
         this.config = config;
-        this.options = options;
         this.commitLog = commitLog;
         this.queues = queues;
         this.index = index;
@@ -184,11 +187,11 @@ public final class MessageStore implements AutoCloseable {
             public long rollNextFile(long offset) {
                 return commitLog.rollNextFile(offset);
             }
-        }, options.readLimits());
-        RetentionPolicy policy = options.retentionPolicy(config);
-        this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), options.diskUsage(),
-                policy, options.diskCheckIntervalMs());
-        this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, options.clock(), config);
+        }, ReadLimits.of(config, environment.physicalMemoryBytes()));
+        RetentionPolicy policy = RetentionPolicy.of(config);
+        this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), environment.diskUsage(),
+                policy, DISK_CHECK_INTERVAL_MS);
+        this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, environment.clock(), config);
         this.flushConsumeQueueService = new FlushConsumeQueueService(queues, index, config.flushIntervalConsumeQueue(),
                 checkpoint, () -> {
                     ReputMessageService r = reput;
@@ -200,13 +203,19 @@ public final class MessageStore implements AutoCloseable {
      * Builds the store for {@code config}: CommitLog under {@code storePathCommitLog}, ConsumeQueues
      * under {@code <storePathRootDir>/consumequeue}, IndexFiles under {@code <storePathRootDir>/index}.
      * Existing queue and index files are opened (sizes checked); nothing is recovered until {@link #load()}.
+     * The time, the disk usage and the memory size are this machine's.
      */
-    public static MessageStore open(StoreConfig config, MessageStoreOptions options) throws IOException {
-        return open(config, options, UnaryOperator.identity());
+    public static MessageStore open(StoreConfig config) throws IOException {
+        return open(config, StoreEnvironment.system());
     }
 
-    /** {@link #open(StoreConfig, MessageStoreOptions)} with a hook around the CommitLog's flush target (tests). */
-    static MessageStore open(StoreConfig config, MessageStoreOptions options, UnaryOperator<FlushTarget> flushPath)
+    /** As {@link #open(StoreConfig)}, with the time, disk usage and memory size of {@code environment}. */
+    public static MessageStore open(StoreConfig config, StoreEnvironment environment) throws IOException {
+        return open(config, environment, UnaryOperator.identity());
+    }
+
+    /** {@link #open(StoreConfig, StoreEnvironment)} with a hook around the CommitLog's flush target (tests). */
+    static MessageStore open(StoreConfig config, StoreEnvironment environment, UnaryOperator<FlushTarget> flushPath)
             throws IOException {
         Path root = config.rootDir();
         StoreCheckpoint checkpoint = StoreCheckpoint.open(root.resolve(StoreCheckpoint.FILE_NAME));
@@ -214,14 +223,14 @@ public final class MessageStore implements AutoCloseable {
         IndexService index = null;
         try {
             queues = ConsumeQueueStore.open(root.resolve("consumequeue"), config.mappedFileSizeConsumeQueue());
-            if (options.messageIndexEnable()) {
-                index = IndexService.open(root.resolve("index"), options.maxHashSlotNum(), options.maxIndexNum(),
-                        options.clock());
+            if (config.messageIndexEnable()) {
+                index = IndexService.open(root.resolve("index"), config.maxHashSlotNum(), config.maxIndexNum(),
+                        environment.clock());
             }
             AbortMarker abortMarker = AbortMarker.in(root);
             FailStop failStop = new FailStop();
             CommitLog commitLog = CommitLog.openForStore(config, checkpoint, abortMarker, failStop, flushPath);
-            return new MessageStore(config, options, commitLog, queues, index, checkpoint, abortMarker, failStop);
+            return new MessageStore(config, environment, commitLog, queues, index, checkpoint, abortMarker, failStop);
         } catch (IOException | RuntimeException e) {
             Closeables.closeAllAfter(e, Arrays.asList(queues, index), Closeable::close);
             checkpoint.close();
@@ -297,7 +306,7 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         reput = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                recovering.reputFromOffset(), options.reputIdleWaitMs(), failStop);
+                recovering.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop);
         state = State.LOADED;
     }
 
@@ -607,7 +616,7 @@ public final class MessageStore implements AutoCloseable {
         if (index == null || topic == null || key == null || maxNum <= 0) {
             return new QueryMessageResult(List.of(), 0, 0);
         }
-        QueryOffsetResult offsets = index.queryOffset(topic, key, Math.min(maxNum, options.maxMsgsNumBatch()), begin, end);
+        QueryOffsetResult offsets = index.queryOffset(topic, key, Math.min(maxNum, config.maxMsgsNumBatch()), begin, end);
         List<SelectedBuffer> found = new ArrayList<>();
         for (long offset : offsets.physicalOffsets()) {
             SelectedBuffer b = reader.selectRecord(offset);
@@ -664,7 +673,7 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                Math.min(old.reputFromOffset(), physicalOffset), options.reputIdleWaitMs(), failStop);
+                Math.min(old.reputFromOffset(), physicalOffset), REPUT_IDLE_WAIT_MS, failStop);
         retiredDispatcherErrors += old.errorCount();
         reput = next;
         next.start();
@@ -688,7 +697,7 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                old.reputFromOffset(), options.reputIdleWaitMs(), failStop);
+                old.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop);
         retiredDispatcherErrors += old.errorCount();
         reput = next;
         next.start();

@@ -1,8 +1,8 @@
 package io.basalt.store;
 
 /**
- * How much one pull may return, and when data counts as "on disk" rather than in memory; RocketMQ's
- * keys and defaults. Not in {@code StoreConfig} yet, hence its own record.
+ * How much one pull may return, and when data counts as "on disk" rather than in memory: the read
+ * keys of {@link StoreConfig} with the machine's memory, as the reader uses them.
  *
  * @param maxTransferBytesOnMessageInMemory  262144
  * @param maxTransferCountOnMessageInMemory  32
@@ -15,9 +15,11 @@ public record ReadLimits(int maxTransferBytesOnMessageInMemory, int maxTransferC
                          int maxTransferBytesOnMessageInDisk, int maxTransferCountOnMessageInDisk,
                          int accessMessageInMemoryMaxRatio, long physicalMemoryBytes) {
 
-    /** RocketMQ's defaults, with this machine's physical memory. */
-    public static ReadLimits defaults() {
-        return new ReadLimits(256 * 1024, 32, 64 * 1024, 8, 40, physicalMemory());
+    /** The limits {@code config} sets, on a machine with {@code physicalMemoryBytes}. */
+    public static ReadLimits of(StoreConfig config, long physicalMemoryBytes) {
+        return new ReadLimits(config.maxTransferBytesOnMessageInMemory(), config.maxTransferCountOnMessageInMemory(),
+            config.maxTransferBytesOnMessageInDisk(), config.maxTransferCountOnMessageInDisk(),
+            config.accessMessageInMemoryMaxRatio(), physicalMemoryBytes);
     }
 
     /** Log bytes behind the end that are expected to be in the page cache. */
@@ -25,7 +27,8 @@ public record ReadLimits(int maxTransferBytesOnMessageInMemory, int maxTransferC
         return (long) (physicalMemoryBytes * (accessMessageInMemoryMaxRatio / 100.0));
     }
 
-    private static long physicalMemory() {
+    /** This machine's physical memory, bytes (the JVM's maximum heap if the OS does not say). */
+    static long physicalMemory() {
         java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
             return sun.getTotalMemorySize();

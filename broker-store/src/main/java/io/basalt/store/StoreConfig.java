@@ -1,23 +1,34 @@
 package io.basalt.store;
 
+import io.basalt.store.commitlog.RecordFormat;
+import io.basalt.common.config.ConfigEnvironment;
+import io.basalt.common.config.ConfigKey;
+import io.basalt.common.config.ConfigReader;
+import io.basalt.common.config.ConfigReader.Setting;
+import io.basalt.common.config.ConfigValues;
+import io.basalt.common.config.ConfigValues.Source;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.Locale;
-import java.util.Objects;
-import java.util.Properties;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
- * The immutable configuration of the message store. Field names are RocketMQ's
- * {@code MessageStoreConfig} property names (as written in {@code broker.conf}) and the defaults are
- * RocketMQ 5.2.0's, except {@code warmMapedFileEnable}, which Basalt turns on by default.
+ * The immutable configuration of the message store, built only from the resolved values of
+ * {@link StoreKeys} ({@link #from}), which declare every key's name, default and range once.
+ * Accessor names are RocketMQ's {@code MessageStoreConfig} property names, as written in
+ * {@code broker.conf}. Tests build one with {@link #builder()}, which reads its settings through
+ * the same table, so a builder can never accept what {@code broker.conf} would refuse.
  *
- * <p>Build it with {@link #builder()} or {@link #fromProperties(Properties)}; {@link Builder#build()}
- * validates every value once and names the key and the bad value when it refuses. Thread-safe.
+ * <p>Thread-safe.
  */
 public final class StoreConfig {
     /** Bytes of an OS page, the unit of the "least pages" thresholds. */
     public static final int OS_PAGE_SIZE = 4096;
+    /** Bytes of one ConsumeQueue entry; a ConsumeQueue file holds a whole number of them. */
+    private static final int CONSUME_QUEUE_UNIT_SIZE = 20;
 
+    private final ConfigValues values;
     private final String storePathRootDir;
     private final String storePathCommitLog;
     private final int mappedFileSizeCommitLog;
@@ -30,220 +41,140 @@ public final class StoreConfig {
     private final int commitIntervalCommitLog;
     private final int commitCommitLogLeastPages;
     private final int commitCommitLogThoroughInterval;
+    private final boolean wakeCommitWhenPutMessage;
     private final long syncFlushTimeout;
     private final int maxMessageSize;
     private final long osPageCacheBusyTimeOutMills;
     private final boolean transientStorePoolEnable;
     private final int transientStorePoolSize;
-    private final boolean fastFailIfNoBufferInStorePool;
     private final boolean warmMapedFileEnable;
     private final int flushLeastPagesWhenWarmMapedFile;
-    private final boolean wakeCommitWhenPutMessage;
     private final boolean checkCRCOnRecover;
     private final boolean enabledAppendPropCRC;
     private final int flushIntervalConsumeQueue;
-    private final int flushConsumeQueueLeastPages;
-    private final int flushConsumeQueueThoroughInterval;
+    private final boolean messageIndexEnable;
+    private final int maxHashSlotNum;
+    private final int maxIndexNum;
+    private final int maxMsgsNumBatch;
+    private final int maxTransferBytesOnMessageInMemory;
+    private final int maxTransferCountOnMessageInMemory;
+    private final int maxTransferBytesOnMessageInDisk;
+    private final int maxTransferCountOnMessageInDisk;
+    private final int accessMessageInMemoryMaxRatio;
     private final int fileReservedTime;
     private final String deleteWhen;
     private final int diskMaxUsedSpaceRatio;
+    private final int diskSpaceCleanForciblyRatio;
+    private final int diskSpaceWarningLevelRatio;
+    private final boolean cleanFileForciblyEnable;
     private final int cleanResourceInterval;
     private final int deleteCommitLogFilesInterval;
     private final int destroyMapedFileIntervalForcibly;
 
-    private StoreConfig(Builder b) {
-        this.storePathRootDir = b.storePathRootDir;
-        this.storePathCommitLog = b.storePathCommitLog != null
-            ? b.storePathCommitLog
-            : Paths.get(b.storePathRootDir, "commitlog").toString();
-        this.mappedFileSizeCommitLog = b.mappedFileSizeCommitLog;
-        this.mappedFileSizeConsumeQueue = b.mappedFileSizeConsumeQueue;
-        this.flushDiskType = b.flushDiskType;
-        this.flushIntervalCommitLog = b.flushIntervalCommitLog;
-        this.flushCommitLogLeastPages = b.flushCommitLogLeastPages;
-        this.flushCommitLogThoroughInterval = b.flushCommitLogThoroughInterval;
-        this.flushCommitLogTimed = b.flushCommitLogTimed;
-        this.commitIntervalCommitLog = b.commitIntervalCommitLog;
-        this.commitCommitLogLeastPages = b.commitCommitLogLeastPages;
-        this.commitCommitLogThoroughInterval = b.commitCommitLogThoroughInterval;
-        this.syncFlushTimeout = b.syncFlushTimeout;
-        this.maxMessageSize = b.maxMessageSize;
-        this.osPageCacheBusyTimeOutMills = b.osPageCacheBusyTimeOutMills;
-        this.transientStorePoolEnable = b.transientStorePoolEnable;
-        this.transientStorePoolSize = b.transientStorePoolSize;
-        this.fastFailIfNoBufferInStorePool = b.fastFailIfNoBufferInStorePool;
-        this.warmMapedFileEnable = b.warmMapedFileEnable;
-        this.flushLeastPagesWhenWarmMapedFile = b.flushLeastPagesWhenWarmMapedFile;
-        this.wakeCommitWhenPutMessage = b.wakeCommitWhenPutMessage;
-        this.checkCRCOnRecover = b.checkCRCOnRecover;
-        this.enabledAppendPropCRC = b.enabledAppendPropCRC;
-        this.flushIntervalConsumeQueue = b.flushIntervalConsumeQueue;
-        this.flushConsumeQueueLeastPages = b.flushConsumeQueueLeastPages;
-        this.flushConsumeQueueThoroughInterval = b.flushConsumeQueueThoroughInterval;
-        this.fileReservedTime = b.fileReservedTime;
-        this.deleteWhen = b.deleteWhen;
-        this.diskMaxUsedSpaceRatio = b.diskMaxUsedSpaceRatio;
-        this.cleanResourceInterval = b.cleanResourceInterval;
-        this.deleteCommitLogFilesInterval = b.deleteCommitLogFilesInterval;
-        this.destroyMapedFileIntervalForcibly = b.destroyMapedFileIntervalForcibly;
+    private StoreConfig(ConfigValues values) {
+        this.values = values;
+        this.storePathRootDir = values.get(StoreKeys.STORE_PATH_ROOT_DIR).toString();
+        this.storePathCommitLog = values.get(StoreKeys.STORE_PATH_COMMIT_LOG).toString();
+        this.mappedFileSizeCommitLog = values.get(StoreKeys.MAPPED_FILE_SIZE_COMMIT_LOG);
+        this.mappedFileSizeConsumeQueue = values.get(StoreKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE);
+        this.flushDiskType = values.get(StoreKeys.FLUSH_DISK_TYPE);
+        this.flushIntervalCommitLog = values.get(StoreKeys.FLUSH_INTERVAL_COMMIT_LOG);
+        this.flushCommitLogLeastPages = values.get(StoreKeys.FLUSH_COMMIT_LOG_LEAST_PAGES);
+        this.flushCommitLogThoroughInterval = values.get(StoreKeys.FLUSH_COMMIT_LOG_THOROUGH_INTERVAL);
+        this.flushCommitLogTimed = values.get(StoreKeys.FLUSH_COMMIT_LOG_TIMED);
+        this.commitIntervalCommitLog = values.get(StoreKeys.COMMIT_INTERVAL_COMMIT_LOG);
+        this.commitCommitLogLeastPages = values.get(StoreKeys.COMMIT_COMMIT_LOG_LEAST_PAGES);
+        this.commitCommitLogThoroughInterval = values.get(StoreKeys.COMMIT_COMMIT_LOG_THOROUGH_INTERVAL);
+        this.wakeCommitWhenPutMessage = values.get(StoreKeys.WAKE_COMMIT_WHEN_PUT_MESSAGE);
+        this.syncFlushTimeout = values.get(StoreKeys.SYNC_FLUSH_TIMEOUT);
+        this.maxMessageSize = values.get(StoreKeys.MAX_MESSAGE_SIZE);
+        this.osPageCacheBusyTimeOutMills = values.get(StoreKeys.OS_PAGE_CACHE_BUSY_TIME_OUT_MILLS);
+        this.transientStorePoolEnable = values.get(StoreKeys.TRANSIENT_STORE_POOL_ENABLE);
+        this.transientStorePoolSize = values.get(StoreKeys.TRANSIENT_STORE_POOL_SIZE);
+        this.warmMapedFileEnable = values.get(StoreKeys.WARM_MAPED_FILE_ENABLE);
+        this.flushLeastPagesWhenWarmMapedFile = values.get(StoreKeys.FLUSH_LEAST_PAGES_WHEN_WARM_MAPED_FILE);
+        this.checkCRCOnRecover = values.get(StoreKeys.CHECK_CRC_ON_RECOVER);
+        this.enabledAppendPropCRC = values.get(StoreKeys.ENABLED_APPEND_PROP_CRC);
+        this.flushIntervalConsumeQueue = values.get(StoreKeys.FLUSH_INTERVAL_CONSUME_QUEUE);
+        this.messageIndexEnable = values.get(StoreKeys.MESSAGE_INDEX_ENABLE);
+        this.maxHashSlotNum = values.get(StoreKeys.MAX_HASH_SLOT_NUM);
+        this.maxIndexNum = values.get(StoreKeys.MAX_INDEX_NUM);
+        this.maxMsgsNumBatch = values.get(StoreKeys.MAX_MSGS_NUM_BATCH);
+        this.maxTransferBytesOnMessageInMemory = values.get(StoreKeys.MAX_TRANSFER_BYTES_ON_MESSAGE_IN_MEMORY);
+        this.maxTransferCountOnMessageInMemory = values.get(StoreKeys.MAX_TRANSFER_COUNT_ON_MESSAGE_IN_MEMORY);
+        this.maxTransferBytesOnMessageInDisk = values.get(StoreKeys.MAX_TRANSFER_BYTES_ON_MESSAGE_IN_DISK);
+        this.maxTransferCountOnMessageInDisk = values.get(StoreKeys.MAX_TRANSFER_COUNT_ON_MESSAGE_IN_DISK);
+        this.accessMessageInMemoryMaxRatio = values.get(StoreKeys.ACCESS_MESSAGE_IN_MEMORY_MAX_RATIO);
+        this.fileReservedTime = values.get(StoreKeys.FILE_RESERVED_TIME);
+        this.deleteWhen = StoreKeys.DELETE_WHEN.type().format(values.get(StoreKeys.DELETE_WHEN));
+        this.diskMaxUsedSpaceRatio = values.get(StoreKeys.DISK_MAX_USED_SPACE_RATIO);
+        this.diskSpaceCleanForciblyRatio = values.get(StoreKeys.DISK_SPACE_CLEAN_FORCIBLY_RATIO);
+        this.diskSpaceWarningLevelRatio = values.get(StoreKeys.DISK_SPACE_WARNING_LEVEL_RATIO);
+        this.cleanFileForciblyEnable = values.get(StoreKeys.CLEAN_FILE_FORCIBLY_ENABLE);
+        this.cleanResourceInterval = values.get(StoreKeys.CLEAN_RESOURCE_INTERVAL);
+        this.deleteCommitLogFilesInterval = values.get(StoreKeys.DELETE_COMMIT_LOG_FILES_INTERVAL);
+        this.destroyMapedFileIntervalForcibly = values.get(StoreKeys.DESTROY_MAPED_FILE_INTERVAL_FORCIBLY);
+        if (mappedFileSizeConsumeQueue % CONSUME_QUEUE_UNIT_SIZE != 0) {
+            throw new IllegalArgumentException("mappedFileSizeConsumeQueue=" + mappedFileSizeConsumeQueue
+                + " is not a multiple of the 20-byte ConsumeQueue entry");
+        }
+    }
+
+    /**
+     * The store's configuration from resolved values of (at least) {@link StoreKeys#TABLE}.
+     *
+     * @throws IllegalArgumentException if mappedFileSizeConsumeQueue is not a multiple of 20 (the
+     *                                  broker rounds it up, with a warning, before it gets here)
+     */
+    public static StoreConfig from(ConfigValues values) {
+        return new StoreConfig(values);
+    }
+
+    /** Every key at its default but those the builder sets. */
+    /**
+     * The largest record a CommitLog file of {@code fileSize} bytes holds: the file minus the minimum
+     * end-of-file marker, which must still fit behind the last record. Bounds a message whatever
+     * maxMessageSize says.
+     */
+    public static int largestRecord(int fileSize) {
+        return fileSize - RecordFormat.END_FILE_MIN_BLANK_LENGTH;
     }
 
     public static Builder builder() {
-        return new Builder();
+        return new Builder(new LinkedHashMap<>());
     }
 
     /** A builder holding this configuration's values, to derive a changed copy. */
     public Builder toBuilder() {
-        Builder b = new Builder();
-        b.storePathRootDir = storePathRootDir;
-        b.storePathCommitLog = storePathCommitLog;
-        b.mappedFileSizeCommitLog = mappedFileSizeCommitLog;
-        b.mappedFileSizeConsumeQueue = mappedFileSizeConsumeQueue;
-        b.flushDiskType = flushDiskType;
-        b.flushIntervalCommitLog = flushIntervalCommitLog;
-        b.flushCommitLogLeastPages = flushCommitLogLeastPages;
-        b.flushCommitLogThoroughInterval = flushCommitLogThoroughInterval;
-        b.flushCommitLogTimed = flushCommitLogTimed;
-        b.commitIntervalCommitLog = commitIntervalCommitLog;
-        b.commitCommitLogLeastPages = commitCommitLogLeastPages;
-        b.commitCommitLogThoroughInterval = commitCommitLogThoroughInterval;
-        b.syncFlushTimeout = syncFlushTimeout;
-        b.maxMessageSize = maxMessageSize;
-        b.osPageCacheBusyTimeOutMills = osPageCacheBusyTimeOutMills;
-        b.transientStorePoolEnable = transientStorePoolEnable;
-        b.transientStorePoolSize = transientStorePoolSize;
-        b.fastFailIfNoBufferInStorePool = fastFailIfNoBufferInStorePool;
-        b.warmMapedFileEnable = warmMapedFileEnable;
-        b.flushLeastPagesWhenWarmMapedFile = flushLeastPagesWhenWarmMapedFile;
-        b.wakeCommitWhenPutMessage = wakeCommitWhenPutMessage;
-        b.checkCRCOnRecover = checkCRCOnRecover;
-        b.enabledAppendPropCRC = enabledAppendPropCRC;
-        b.flushIntervalConsumeQueue = flushIntervalConsumeQueue;
-        b.flushConsumeQueueLeastPages = flushConsumeQueueLeastPages;
-        b.flushConsumeQueueThoroughInterval = flushConsumeQueueThoroughInterval;
-        b.fileReservedTime = fileReservedTime;
-        b.deleteWhen = deleteWhen;
-        b.diskMaxUsedSpaceRatio = diskMaxUsedSpaceRatio;
-        b.cleanResourceInterval = cleanResourceInterval;
-        b.deleteCommitLogFilesInterval = deleteCommitLogFilesInterval;
-        b.destroyMapedFileIntervalForcibly = destroyMapedFileIntervalForcibly;
-        return b;
-    }
-
-    /**
-     * Reads the store keys of a {@code broker.conf}. Keys this class does not know are left to other
-     * components (RocketMQ ignores unknown keys too); a known key with a bad value is refused with an
-     * {@link IllegalArgumentException} naming the key and the value.
-     */
-    public static StoreConfig fromProperties(Properties props) {
-        Builder b = new Builder();
-        for (String key : props.stringPropertyNames()) {
-            String value = props.getProperty(key).trim();
-            switch (key) {
-                case "storePathRootDir" -> b.storePathRootDir(value);
-                case "storePathCommitLog" -> b.storePathCommitLog(value);
-                case "mappedFileSizeCommitLog" -> b.mappedFileSizeCommitLog(parseInt(key, value));
-                case "mappedFileSizeConsumeQueue" -> b.mappedFileSizeConsumeQueue(parseInt(key, value));
-                case "flushDiskType" -> b.flushDiskType(parseFlushDiskType(key, value));
-                case "flushIntervalCommitLog" -> b.flushIntervalCommitLog(parseInt(key, value));
-                case "flushCommitLogLeastPages" -> b.flushCommitLogLeastPages(parseInt(key, value));
-                case "flushCommitLogThoroughInterval" -> b.flushCommitLogThoroughInterval(parseInt(key, value));
-                case "flushCommitLogTimed" -> b.flushCommitLogTimed(parseBoolean(key, value));
-                case "commitIntervalCommitLog" -> b.commitIntervalCommitLog(parseInt(key, value));
-                case "commitCommitLogLeastPages" -> b.commitCommitLogLeastPages(parseInt(key, value));
-                case "commitCommitLogThoroughInterval" -> b.commitCommitLogThoroughInterval(parseInt(key, value));
-                case "syncFlushTimeout" -> b.syncFlushTimeout(parseLong(key, value));
-                case "maxMessageSize" -> b.maxMessageSize(parseInt(key, value));
-                case "osPageCacheBusyTimeOutMills" -> b.osPageCacheBusyTimeOutMills(parseLong(key, value));
-                case "transientStorePoolEnable" -> b.transientStorePoolEnable(parseBoolean(key, value));
-                case "transientStorePoolSize" -> b.transientStorePoolSize(parseInt(key, value));
-                case "fastFailIfNoBufferInStorePool" -> b.fastFailIfNoBufferInStorePool(parseBoolean(key, value));
-                case "warmMapedFileEnable" -> b.warmMapedFileEnable(parseBoolean(key, value));
-                case "flushLeastPagesWhenWarmMapedFile" -> b.flushLeastPagesWhenWarmMapedFile(parseInt(key, value));
-                case "wakeCommitWhenPutMessage" -> b.wakeCommitWhenPutMessage(parseBoolean(key, value));
-                case "checkCRCOnRecover" -> b.checkCRCOnRecover(parseBoolean(key, value));
-                case "enabledAppendPropCRC" -> b.enabledAppendPropCRC(parseBoolean(key, value));
-                case "flushIntervalConsumeQueue" -> b.flushIntervalConsumeQueue(parseInt(key, value));
-                case "flushConsumeQueueLeastPages" -> b.flushConsumeQueueLeastPages(parseInt(key, value));
-                case "flushConsumeQueueThoroughInterval" -> b.flushConsumeQueueThoroughInterval(parseInt(key, value));
-                case "fileReservedTime" -> b.fileReservedTime(parseInt(key, value));
-                case "deleteWhen" -> b.deleteWhen(value);
-                case "diskMaxUsedSpaceRatio" -> b.diskMaxUsedSpaceRatio(parseInt(key, value));
-                case "cleanResourceInterval" -> b.cleanResourceInterval(parseInt(key, value));
-                case "deleteCommitLogFilesInterval" -> b.deleteCommitLogFilesInterval(parseInt(key, value));
-                case "destroyMapedFileIntervalForcibly" -> b.destroyMapedFileIntervalForcibly(parseInt(key, value));
-                default -> { }
-            }
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (ConfigKey<?> key : StoreKeys.TABLE.keys()) {
+            settings.put(key.name(), values.text(key));
         }
-        return b.build();
+        return new Builder(settings);
     }
 
-    private static int parseInt(String key, String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw bad(key, value, "an int");
-        }
-    }
-
-    private static long parseLong(String key, String value) {
-        try {
-            return Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw bad(key, value, "a long");
-        }
-    }
-
-    private static boolean parseBoolean(String key, String value) {
-        String v = value.toLowerCase(Locale.ROOT);
-        if (v.equals("true")) {
-            return true;
-        }
-        if (v.equals("false")) {
-            return false;
-        }
-        throw bad(key, value, "true or false");
-    }
-
-    private static FlushDiskType parseFlushDiskType(String key, String value) {
-        try {
-            return FlushDiskType.valueOf(value);
-        } catch (IllegalArgumentException e) {
-            throw bad(key, value, "ASYNC_FLUSH or SYNC_FLUSH");
-        }
-    }
-
-    private static IllegalArgumentException bad(String key, Object value, String expected) {
-        return new IllegalArgumentException(
-            "invalid store config " + key + "=" + value + ": expected " + expected);
-    }
-
-    // ---- values -------------------------------------------------------------------------------
-
-    /** Root of the store: commitlog/, consumequeue/, index/, checkpoint, abort. */
-    public String storePathRootDir() {
-        return storePathRootDir;
-    }
-
-    /** Directory of the CommitLog files; defaults to {@code <storePathRootDir>/commitlog}. */
-    public String storePathCommitLog() {
-        return storePathCommitLog;
-    }
-
+    /** {@link #storePathRootDir()} as a path. */
     public Path rootDir() {
         return Paths.get(storePathRootDir);
     }
 
+    /** Directory of the CommitLog files ({@code storePathCommitLog}; defaults to {@code <storePathRootDir>/commitlog}). */
     public Path commitLogDir() {
         return Paths.get(storePathCommitLog);
     }
 
-    /** Size of one CommitLog file in bytes (default 1 GiB). */
+    /** Root of the store: commitlog/, consumequeue/, index/, checkpoint, abort (absolute). */
+    public String storePathRootDir() {
+        return storePathRootDir;
+    }
+
+
+    /** Size of one CommitLog file, bytes (a multiple of 4096). */
     public int mappedFileSizeCommitLog() {
         return mappedFileSizeCommitLog;
     }
 
-    /** Size of one ConsumeQueue file in bytes (default 300000 entries × 20 bytes). */
+    /** Size of one ConsumeQueue file, bytes (a multiple of the 20-byte entry). */
     public int mappedFileSizeConsumeQueue() {
         return mappedFileSizeConsumeQueue;
     }
@@ -252,50 +183,57 @@ public final class StoreConfig {
         return flushDiskType;
     }
 
-    /** Period of the ASYNC_FLUSH flusher in ms (default 500). */
+    /** Period of the ASYNC_FLUSH flusher, ms. */
     public int flushIntervalCommitLog() {
         return flushIntervalCommitLog;
     }
 
-    /** Dirty 4 KiB pages needed before an ASYNC_FLUSH force (default 4). */
+    /** Dirty 4 KiB pages needed before an ASYNC_FLUSH force. */
     public int flushCommitLogLeastPages() {
         return flushCommitLogLeastPages;
     }
 
-    /** A full ASYNC_FLUSH force happens at least this often, in ms (default 10000). */
+    /** A full ASYNC_FLUSH force happens at least this often, ms. */
     public int flushCommitLogThoroughInterval() {
         return flushCommitLogThoroughInterval;
     }
 
-    /** True: the async flusher sleeps its whole interval; false: appends may wake it (default true). */
+    /** True: the async flusher sleeps its whole interval; false: appends may wake it. */
     public boolean flushCommitLogTimed() {
         return flushCommitLogTimed;
     }
 
-    /** Period of the transient-store-pool commit service in ms (default 200). */
+    /** Period of the transient-store-pool commit service, ms. */
     public int commitIntervalCommitLog() {
         return commitIntervalCommitLog;
     }
 
+    /** Dirty 4 KiB pages needed before a commit. */
     public int commitCommitLogLeastPages() {
         return commitCommitLogLeastPages;
     }
 
+    /** A full commit happens at least this often, ms. */
     public int commitCommitLogThoroughInterval() {
         return commitCommitLogThoroughInterval;
     }
 
-    /** How long a SYNC_FLUSH put waits for force() before FLUSH_DISK_TIMEOUT, in ms (default 5000). */
+    /** Wake the transient-store-pool commit service on every put. */
+    public boolean wakeCommitWhenPutMessage() {
+        return wakeCommitWhenPutMessage;
+    }
+
+    /** How long a SYNC_FLUSH put waits for force() before FLUSH_DISK_TIMEOUT, ms. */
     public long syncFlushTimeout() {
         return syncFlushTimeout;
     }
 
-    /** Largest accepted message body in bytes (default 4 MiB). */
+    /** Largest accepted message body, bytes. */
     public int maxMessageSize() {
         return maxMessageSize;
     }
 
-    /** Put lock held longer than this (ms) means "page cache busy" (default 1000). */
+    /** Put lock held longer than this means "page cache busy", ms. */
     public long osPageCacheBusyTimeOutMills() {
         return osPageCacheBusyTimeOutMills;
     }
@@ -304,12 +242,9 @@ public final class StoreConfig {
         return transientStorePoolEnable;
     }
 
+    /** Off-heap buffers of the transient store pool. */
     public int transientStorePoolSize() {
         return transientStorePoolSize;
-    }
-
-    public boolean fastFailIfNoBufferInStorePool() {
-        return fastFailIfNoBufferInStorePool;
     }
 
     /** Prewarm new CommitLog files (Basalt default true; RocketMQ's is false). */
@@ -317,63 +252,110 @@ public final class StoreConfig {
         return warmMapedFileEnable;
     }
 
+    /** Pages written between forces while warming a file. */
     public int flushLeastPagesWhenWarmMapedFile() {
         return flushLeastPagesWhenWarmMapedFile;
-    }
-
-    /** Wake the transient-store-pool commit service on every put (default true). */
-    public boolean wakeCommitWhenPutMessage() {
-        return wakeCommitWhenPutMessage;
     }
 
     public boolean checkCRCOnRecover() {
         return checkCRCOnRecover;
     }
 
-    /**
-     * End every appended record with RocketMQ's record CRC property (default false, as in RocketMQ):
-     * it covers topic and properties too, which the body CRC does not, and recovery requires and
-     * checks it from where the store began writing it.
-     */
+    /** Every appended record ends with the record CRC property (RocketMQ's enabledAppendPropCRC). */
     public boolean enabledAppendPropCRC() {
         return enabledAppendPropCRC;
     }
 
+    /** Period of the ConsumeQueue and index flush, ms. */
     public int flushIntervalConsumeQueue() {
         return flushIntervalConsumeQueue;
     }
 
-    public int flushConsumeQueueLeastPages() {
-        return flushConsumeQueueLeastPages;
+    /** Build the IndexFile (query by key, view by id). */
+    public boolean messageIndexEnable() {
+        return messageIndexEnable;
     }
 
-    public int flushConsumeQueueThoroughInterval() {
-        return flushConsumeQueueThoroughInterval;
+    /** Hash slots of one index file. */
+    public int maxHashSlotNum() {
+        return maxHashSlotNum;
     }
 
-    /** Hours a CommitLog file is kept (default 72). */
+    /** Entries of one index file. */
+    public int maxIndexNum() {
+        return maxIndexNum;
+    }
+
+    /** Most messages one query by key returns. */
+    public int maxMsgsNumBatch() {
+        return maxMsgsNumBatch;
+    }
+
+    /** Most bytes one pull returns from the page cache. */
+    public int maxTransferBytesOnMessageInMemory() {
+        return maxTransferBytesOnMessageInMemory;
+    }
+
+    /** Most messages one pull returns from the page cache. */
+    public int maxTransferCountOnMessageInMemory() {
+        return maxTransferCountOnMessageInMemory;
+    }
+
+    /** Most bytes one pull returns from disk. */
+    public int maxTransferBytesOnMessageInDisk() {
+        return maxTransferBytesOnMessageInDisk;
+    }
+
+    /** Most messages one pull returns from disk. */
+    public int maxTransferCountOnMessageInDisk() {
+        return maxTransferCountOnMessageInDisk;
+    }
+
+    /** Percent of physical memory behind the log end still counted as in memory. */
+    public int accessMessageInMemoryMaxRatio() {
+        return accessMessageInMemoryMaxRatio;
+    }
+
+    /** Hours a CommitLog file is kept. */
     public int fileReservedTime() {
         return fileReservedTime;
     }
 
-    /** Hours of the day (";"-separated, default "04") when expired files are deleted. */
+    /** Hours of the day, two digits separated by ';' ("04", "04;16"), when expired files are deleted. */
     public String deleteWhen() {
         return deleteWhen;
     }
 
-    /** Disk usage percentage above which files are deleted early, clamped to [10, 95] (default 75). */
+    /** Disk usage percentage above which expired files are deleted at any hour, 10..95. */
     public int diskMaxUsedSpaceRatio() {
         return diskMaxUsedSpaceRatio;
     }
 
+    /** Disk usage percentage above which files are deleted whatever their age, 30..85. */
+    public int diskSpaceCleanForciblyRatio() {
+        return diskSpaceCleanForciblyRatio;
+    }
+
+    /** Disk usage percentage above which puts fail fast, 35..90. */
+    public int diskSpaceWarningLevelRatio() {
+        return diskSpaceWarningLevelRatio;
+    }
+
+    public boolean cleanFileForciblyEnable() {
+        return cleanFileForciblyEnable;
+    }
+
+    /** Period of the retention check, ms. */
     public int cleanResourceInterval() {
         return cleanResourceInterval;
     }
 
+    /** Pause between deleting two CommitLog files, ms. */
     public int deleteCommitLogFilesInterval() {
         return deleteCommitLogFilesInterval;
     }
 
+    /** How long deleting a file waits for its readers, ms. */
     public int destroyMapedFileIntervalForcibly() {
         return destroyMapedFileIntervalForcibly;
     }
@@ -390,263 +372,197 @@ public final class StoreConfig {
             + ", maxMessageSize=" + maxMessageSize + '}';
     }
 
-    /** Collects values, then {@link #build()} validates them all at once. Not thread-safe. */
+    /**
+     * Collects settings as {@code broker.conf} text; {@link #build()} reads them through
+     * {@link StoreKeys#TABLE} and refuses what the file would refuse. Not thread-safe.
+     */
     public static final class Builder {
-        private String storePathRootDir = Paths.get(System.getProperty("user.home"), "store").toString();
-        private String storePathCommitLog;
-        private int mappedFileSizeCommitLog = 1024 * 1024 * 1024;
-        private int mappedFileSizeConsumeQueue = 300_000 * 20;
-        private FlushDiskType flushDiskType = FlushDiskType.ASYNC_FLUSH;
-        private int flushIntervalCommitLog = 500;
-        private int flushCommitLogLeastPages = 4;
-        private int flushCommitLogThoroughInterval = 10_000;
-        private boolean flushCommitLogTimed = true;
-        private int commitIntervalCommitLog = 200;
-        private int commitCommitLogLeastPages = 4;
-        private int commitCommitLogThoroughInterval = 200;
-        private long syncFlushTimeout = 5_000;
-        private int maxMessageSize = 4 * 1024 * 1024;
-        private long osPageCacheBusyTimeOutMills = 1_000;
-        private boolean transientStorePoolEnable;
-        private int transientStorePoolSize = 5;
-        private boolean fastFailIfNoBufferInStorePool;
-        private boolean warmMapedFileEnable = true;
-        private int flushLeastPagesWhenWarmMapedFile = 4096;
-        private boolean wakeCommitWhenPutMessage = true;
-        private boolean checkCRCOnRecover = true;
-        private boolean enabledAppendPropCRC;
-        private int flushIntervalConsumeQueue = 1_000;
-        private int flushConsumeQueueLeastPages = 2;
-        private int flushConsumeQueueThoroughInterval = 60_000;
-        private int fileReservedTime = 72;
-        private String deleteWhen = "04";
-        private int diskMaxUsedSpaceRatio = 75;
-        private int cleanResourceInterval = 10_000;
-        private int deleteCommitLogFilesInterval = 100;
-        private int destroyMapedFileIntervalForcibly = 120_000;
+        private final Map<String, String> settings;
 
-        private Builder() {
+        private Builder(Map<String, String> settings) {
+            this.settings = settings;
         }
 
-        /** Sets the root; the CommitLog directory follows it unless set explicitly. */
-        public Builder storePathRootDir(String v) {
-            this.storePathRootDir = v;
+        private Builder set(ConfigKey<?> key, String text) {
+            settings.put(key.name(), text);
             return this;
         }
 
-        public Builder storePathCommitLog(String v) {
-            this.storePathCommitLog = v;
-            return this;
+        public Builder storePathRootDir(String value) {
+            return set(StoreKeys.STORE_PATH_ROOT_DIR, value);
         }
 
-        public Builder mappedFileSizeCommitLog(int v) {
-            this.mappedFileSizeCommitLog = v;
-            return this;
+        public Builder storePathCommitLog(String value) {
+            return set(StoreKeys.STORE_PATH_COMMIT_LOG, value);
         }
 
-        public Builder mappedFileSizeConsumeQueue(int v) {
-            this.mappedFileSizeConsumeQueue = v;
-            return this;
+        public Builder mappedFileSizeCommitLog(int value) {
+            return set(StoreKeys.MAPPED_FILE_SIZE_COMMIT_LOG, String.valueOf(value));
         }
 
-        public Builder flushDiskType(FlushDiskType v) {
-            this.flushDiskType = v;
-            return this;
+        public Builder mappedFileSizeConsumeQueue(int value) {
+            return set(StoreKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE, String.valueOf(value));
         }
 
-        public Builder flushIntervalCommitLog(int v) {
-            this.flushIntervalCommitLog = v;
-            return this;
+        public Builder flushDiskType(FlushDiskType value) {
+            return set(StoreKeys.FLUSH_DISK_TYPE, value.name());
         }
 
-        public Builder flushCommitLogLeastPages(int v) {
-            this.flushCommitLogLeastPages = v;
-            return this;
+        public Builder flushIntervalCommitLog(int value) {
+            return set(StoreKeys.FLUSH_INTERVAL_COMMIT_LOG, String.valueOf(value));
         }
 
-        public Builder flushCommitLogThoroughInterval(int v) {
-            this.flushCommitLogThoroughInterval = v;
-            return this;
+        public Builder flushCommitLogLeastPages(int value) {
+            return set(StoreKeys.FLUSH_COMMIT_LOG_LEAST_PAGES, String.valueOf(value));
         }
 
-        public Builder flushCommitLogTimed(boolean v) {
-            this.flushCommitLogTimed = v;
-            return this;
+        public Builder flushCommitLogThoroughInterval(int value) {
+            return set(StoreKeys.FLUSH_COMMIT_LOG_THOROUGH_INTERVAL, String.valueOf(value));
         }
 
-        public Builder commitIntervalCommitLog(int v) {
-            this.commitIntervalCommitLog = v;
-            return this;
+        public Builder flushCommitLogTimed(boolean value) {
+            return set(StoreKeys.FLUSH_COMMIT_LOG_TIMED, String.valueOf(value));
         }
 
-        public Builder commitCommitLogLeastPages(int v) {
-            this.commitCommitLogLeastPages = v;
-            return this;
+        public Builder commitIntervalCommitLog(int value) {
+            return set(StoreKeys.COMMIT_INTERVAL_COMMIT_LOG, String.valueOf(value));
         }
 
-        public Builder commitCommitLogThoroughInterval(int v) {
-            this.commitCommitLogThoroughInterval = v;
-            return this;
+        public Builder commitCommitLogLeastPages(int value) {
+            return set(StoreKeys.COMMIT_COMMIT_LOG_LEAST_PAGES, String.valueOf(value));
         }
 
-        public Builder syncFlushTimeout(long v) {
-            this.syncFlushTimeout = v;
-            return this;
+        public Builder commitCommitLogThoroughInterval(int value) {
+            return set(StoreKeys.COMMIT_COMMIT_LOG_THOROUGH_INTERVAL, String.valueOf(value));
         }
 
-        public Builder maxMessageSize(int v) {
-            this.maxMessageSize = v;
-            return this;
+        public Builder wakeCommitWhenPutMessage(boolean value) {
+            return set(StoreKeys.WAKE_COMMIT_WHEN_PUT_MESSAGE, String.valueOf(value));
         }
 
-        public Builder osPageCacheBusyTimeOutMills(long v) {
-            this.osPageCacheBusyTimeOutMills = v;
-            return this;
+        public Builder syncFlushTimeout(long value) {
+            return set(StoreKeys.SYNC_FLUSH_TIMEOUT, String.valueOf(value));
         }
 
-        public Builder transientStorePoolEnable(boolean v) {
-            this.transientStorePoolEnable = v;
-            return this;
+        public Builder maxMessageSize(int value) {
+            return set(StoreKeys.MAX_MESSAGE_SIZE, String.valueOf(value));
         }
 
-        public Builder transientStorePoolSize(int v) {
-            this.transientStorePoolSize = v;
-            return this;
+        public Builder osPageCacheBusyTimeOutMills(long value) {
+            return set(StoreKeys.OS_PAGE_CACHE_BUSY_TIME_OUT_MILLS, String.valueOf(value));
         }
 
-        public Builder fastFailIfNoBufferInStorePool(boolean v) {
-            this.fastFailIfNoBufferInStorePool = v;
-            return this;
+        public Builder transientStorePoolEnable(boolean value) {
+            return set(StoreKeys.TRANSIENT_STORE_POOL_ENABLE, String.valueOf(value));
         }
 
-        public Builder warmMapedFileEnable(boolean v) {
-            this.warmMapedFileEnable = v;
-            return this;
+        public Builder transientStorePoolSize(int value) {
+            return set(StoreKeys.TRANSIENT_STORE_POOL_SIZE, String.valueOf(value));
         }
 
-        public Builder flushLeastPagesWhenWarmMapedFile(int v) {
-            this.flushLeastPagesWhenWarmMapedFile = v;
-            return this;
+        public Builder warmMapedFileEnable(boolean value) {
+            return set(StoreKeys.WARM_MAPED_FILE_ENABLE, String.valueOf(value));
         }
 
-        public Builder wakeCommitWhenPutMessage(boolean v) {
-            this.wakeCommitWhenPutMessage = v;
-            return this;
+        public Builder flushLeastPagesWhenWarmMapedFile(int value) {
+            return set(StoreKeys.FLUSH_LEAST_PAGES_WHEN_WARM_MAPED_FILE, String.valueOf(value));
         }
 
-        public Builder checkCRCOnRecover(boolean v) {
-            this.checkCRCOnRecover = v;
-            return this;
+        public Builder checkCRCOnRecover(boolean value) {
+            return set(StoreKeys.CHECK_CRC_ON_RECOVER, String.valueOf(value));
         }
 
-        public Builder enabledAppendPropCRC(boolean v) {
-            this.enabledAppendPropCRC = v;
-            return this;
+        public Builder enabledAppendPropCRC(boolean value) {
+            return set(StoreKeys.ENABLED_APPEND_PROP_CRC, String.valueOf(value));
         }
 
-        public Builder flushIntervalConsumeQueue(int v) {
-            this.flushIntervalConsumeQueue = v;
-            return this;
+        public Builder flushIntervalConsumeQueue(int value) {
+            return set(StoreKeys.FLUSH_INTERVAL_CONSUME_QUEUE, String.valueOf(value));
         }
 
-        public Builder flushConsumeQueueLeastPages(int v) {
-            this.flushConsumeQueueLeastPages = v;
-            return this;
+        public Builder messageIndexEnable(boolean value) {
+            return set(StoreKeys.MESSAGE_INDEX_ENABLE, String.valueOf(value));
         }
 
-        public Builder flushConsumeQueueThoroughInterval(int v) {
-            this.flushConsumeQueueThoroughInterval = v;
-            return this;
+        public Builder maxHashSlotNum(int value) {
+            return set(StoreKeys.MAX_HASH_SLOT_NUM, String.valueOf(value));
         }
 
-        public Builder fileReservedTime(int v) {
-            this.fileReservedTime = v;
-            return this;
+        public Builder maxIndexNum(int value) {
+            return set(StoreKeys.MAX_INDEX_NUM, String.valueOf(value));
         }
 
-        public Builder deleteWhen(String v) {
-            this.deleteWhen = v;
-            return this;
+        public Builder maxMsgsNumBatch(int value) {
+            return set(StoreKeys.MAX_MSGS_NUM_BATCH, String.valueOf(value));
         }
 
-        public Builder diskMaxUsedSpaceRatio(int v) {
-            this.diskMaxUsedSpaceRatio = v;
-            return this;
+        public Builder maxTransferBytesOnMessageInMemory(int value) {
+            return set(StoreKeys.MAX_TRANSFER_BYTES_ON_MESSAGE_IN_MEMORY, String.valueOf(value));
         }
 
-        public Builder cleanResourceInterval(int v) {
-            this.cleanResourceInterval = v;
-            return this;
+        public Builder maxTransferCountOnMessageInMemory(int value) {
+            return set(StoreKeys.MAX_TRANSFER_COUNT_ON_MESSAGE_IN_MEMORY, String.valueOf(value));
         }
 
-        public Builder deleteCommitLogFilesInterval(int v) {
-            this.deleteCommitLogFilesInterval = v;
-            return this;
+        public Builder maxTransferBytesOnMessageInDisk(int value) {
+            return set(StoreKeys.MAX_TRANSFER_BYTES_ON_MESSAGE_IN_DISK, String.valueOf(value));
         }
 
-        public Builder destroyMapedFileIntervalForcibly(int v) {
-            this.destroyMapedFileIntervalForcibly = v;
-            return this;
+        public Builder maxTransferCountOnMessageInDisk(int value) {
+            return set(StoreKeys.MAX_TRANSFER_COUNT_ON_MESSAGE_IN_DISK, String.valueOf(value));
         }
 
-        /** Validates every value; throws {@link IllegalArgumentException} naming the key and value. */
+        public Builder accessMessageInMemoryMaxRatio(int value) {
+            return set(StoreKeys.ACCESS_MESSAGE_IN_MEMORY_MAX_RATIO, String.valueOf(value));
+        }
+
+        public Builder fileReservedTime(int value) {
+            return set(StoreKeys.FILE_RESERVED_TIME, String.valueOf(value));
+        }
+
+        public Builder deleteWhen(String value) {
+            return set(StoreKeys.DELETE_WHEN, value);
+        }
+
+        public Builder diskMaxUsedSpaceRatio(int value) {
+            return set(StoreKeys.DISK_MAX_USED_SPACE_RATIO, String.valueOf(value));
+        }
+
+        public Builder diskSpaceCleanForciblyRatio(int value) {
+            return set(StoreKeys.DISK_SPACE_CLEAN_FORCIBLY_RATIO, String.valueOf(value));
+        }
+
+        public Builder diskSpaceWarningLevelRatio(int value) {
+            return set(StoreKeys.DISK_SPACE_WARNING_LEVEL_RATIO, String.valueOf(value));
+        }
+
+        public Builder cleanFileForciblyEnable(boolean value) {
+            return set(StoreKeys.CLEAN_FILE_FORCIBLY_ENABLE, String.valueOf(value));
+        }
+
+        public Builder cleanResourceInterval(int value) {
+            return set(StoreKeys.CLEAN_RESOURCE_INTERVAL, String.valueOf(value));
+        }
+
+        public Builder deleteCommitLogFilesInterval(int value) {
+            return set(StoreKeys.DELETE_COMMIT_LOG_FILES_INTERVAL, String.valueOf(value));
+        }
+
+        public Builder destroyMapedFileIntervalForcibly(int value) {
+            return set(StoreKeys.DESTROY_MAPED_FILE_INTERVAL_FORCIBLY, String.valueOf(value));
+        }
+
+        /** @throws IllegalArgumentException naming every key with a bad value and what is allowed */
         public StoreConfig build() {
-            requireText("storePathRootDir", storePathRootDir);
-            if (storePathCommitLog != null) {
-                requireText("storePathCommitLog", storePathCommitLog);
+            Map<String, Setting> chosen = new LinkedHashMap<>();
+            settings.forEach((key, text) -> chosen.put(key, new Setting(key, text, Source.PROPERTIES, "StoreConfig.builder")));
+            ConfigReader reader = new ConfigReader(StoreKeys.TABLE, ConfigEnvironment.system());
+            ConfigValues.Builder values = reader.read(chosen);
+            List<String> problems = reader.problems();
+            if (!problems.isEmpty()) {
+                throw new IllegalArgumentException("invalid store config: " + String.join("; ", problems));
             }
-            atLeast("mappedFileSizeCommitLog", mappedFileSizeCommitLog, OS_PAGE_SIZE);
-            atLeast("mappedFileSizeConsumeQueue", mappedFileSizeConsumeQueue, 20);
-            if (mappedFileSizeConsumeQueue % 20 != 0) {
-                throw bad("mappedFileSizeConsumeQueue", mappedFileSizeConsumeQueue, "a multiple of 20");
-            }
-            Objects.requireNonNull(flushDiskType, "flushDiskType");
-            atLeast("flushIntervalCommitLog", flushIntervalCommitLog, 1);
-            atLeast("flushCommitLogLeastPages", flushCommitLogLeastPages, 0);
-            atLeast("flushCommitLogThoroughInterval", flushCommitLogThoroughInterval, 0);
-            atLeast("commitIntervalCommitLog", commitIntervalCommitLog, 1);
-            atLeast("commitCommitLogLeastPages", commitCommitLogLeastPages, 0);
-            atLeast("commitCommitLogThoroughInterval", commitCommitLogThoroughInterval, 0);
-            atLeast("syncFlushTimeout", syncFlushTimeout, 1);
-            atLeast("maxMessageSize", maxMessageSize, 1);
-            atLeast("osPageCacheBusyTimeOutMills", osPageCacheBusyTimeOutMills, 1);
-            atLeast("transientStorePoolSize", transientStorePoolSize, 1);
-            atLeast("flushLeastPagesWhenWarmMapedFile", flushLeastPagesWhenWarmMapedFile, 1);
-            atLeast("flushIntervalConsumeQueue", flushIntervalConsumeQueue, 1);
-            atLeast("flushConsumeQueueLeastPages", flushConsumeQueueLeastPages, 0);
-            atLeast("flushConsumeQueueThoroughInterval", flushConsumeQueueThoroughInterval, 0);
-            atLeast("fileReservedTime", fileReservedTime, 0);
-            requireText("deleteWhen", deleteWhen);
-            for (String hour : deleteWhen.split(";")) {
-                int h;
-                try {
-                    h = Integer.parseInt(hour.trim());
-                } catch (NumberFormatException e) {
-                    throw bad("deleteWhen", deleteWhen, "hours 00-23 separated by ';'");
-                }
-                if (h < 0 || h > 23) {
-                    throw bad("deleteWhen", deleteWhen, "hours 00-23 separated by ';'");
-                }
-            }
-            if (diskMaxUsedSpaceRatio < 10 || diskMaxUsedSpaceRatio > 95) {
-                throw bad("diskMaxUsedSpaceRatio", diskMaxUsedSpaceRatio, "a percentage in [10, 95]");
-            }
-            atLeast("cleanResourceInterval", cleanResourceInterval, 1);
-            atLeast("deleteCommitLogFilesInterval", deleteCommitLogFilesInterval, 0);
-            atLeast("destroyMapedFileIntervalForcibly", destroyMapedFileIntervalForcibly, 0);
-            return new StoreConfig(this);
-        }
-
-        private static void requireText(String key, String value) {
-            if (value == null || value.isBlank()) {
-                throw bad(key, value, "a non-empty value");
-            }
-        }
-
-        private static void atLeast(String key, long value, long min) {
-            if (value < min) {
-                throw bad(key, value, "a value >= " + min);
-            }
+            return new StoreConfig(values.build());
         }
     }
 }

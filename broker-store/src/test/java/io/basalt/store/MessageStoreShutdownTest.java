@@ -45,7 +45,7 @@ class MessageStoreShutdownTest {
     }
 
     private MessageStore start(FlushDiskType type) throws IOException {
-        MessageStore store = MessageStore.open(StoreTestSupport.config(root, type), StoreTestSupport.options(clock, diskUsage));
+        MessageStore store = MessageStore.open(StoreTestSupport.config(root, type), StoreTestSupport.environment(clock, diskUsage));
         opened.add(store);
         store.load();
         store.start();
@@ -127,7 +127,7 @@ class MessageStoreShutdownTest {
         Files.createFile(root.resolve(AbortMarker.FILE_NAME));   // and then the broker crashed
 
         MessageStore notLoaded = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH),
-                StoreTestSupport.options(clock, diskUsage));
+                StoreTestSupport.environment(clock, diskUsage));
         notLoaded.shutdown();
         assertTrue(Files.exists(root.resolve(AbortMarker.FILE_NAME)), "the next start must still run a crash recovery");
         assertTrue(start(FlushDiskType.ASYNC_FLUSH).recoveredFromCrash());

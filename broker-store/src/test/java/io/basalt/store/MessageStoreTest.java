@@ -51,7 +51,7 @@ class MessageStoreTest {
     }
 
     private MessageStore start(FlushDiskType flush) throws IOException {
-        MessageStore store = MessageStore.open(StoreTestSupport.config(root, flush), StoreTestSupport.options(clock, diskUsage));
+        MessageStore store = MessageStore.open(StoreTestSupport.config(root, flush), StoreTestSupport.environment(clock, diskUsage));
         opened.add(store);
         store.load();
         store.start();

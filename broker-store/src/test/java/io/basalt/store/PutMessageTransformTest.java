@@ -34,7 +34,7 @@ class PutMessageTransformTest {
     @BeforeEach
     void open() throws IOException {
         store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH),
-            StoreTestSupport.options(new StoreTestSupport.SettableClock(Instant.now()), new AtomicReference<>(0.1)));
+            StoreTestSupport.environment(new StoreTestSupport.SettableClock(Instant.now()), new AtomicReference<>(0.1)));
         store.load();
         store.start();
     }

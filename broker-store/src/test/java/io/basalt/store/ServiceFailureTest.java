@@ -130,7 +130,7 @@ class ServiceFailureTest {
         failStopLog.start();
         ((Logger) LoggerFactory.getLogger(FailStop.class)).addAppender(failStopLog);
         UnaryOperator<FlushTarget> hook = target -> faulty = new FaultyFlushTarget(target);
-        MessageStore store = MessageStore.open(config, StoreTestSupport.options(clock, diskUsage), hook);
+        MessageStore store = MessageStore.open(config, StoreTestSupport.environment(clock, diskUsage), hook);
         opened.add(store);
         store.load();
         store.start();
@@ -222,7 +222,7 @@ class ServiceFailureTest {
         StoreConfig config = config(FlushDiskType.ASYNC_FLUSH).build();
         failStopLog.start();
         ((Logger) LoggerFactory.getLogger(FailStop.class)).addAppender(failStopLog);
-        MessageStore store = MessageStore.open(config, StoreTestSupport.options(clock, diskUsage));
+        MessageStore store = MessageStore.open(config, StoreTestSupport.environment(clock, diskUsage));
         opened.add(store);
         store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) -> {
             if (arrivals.incrementAndGet() == 2) {
@@ -242,7 +242,7 @@ class ServiceFailureTest {
     @Test
     void aResilientServiceCountsItsErrorsAndGoesOnWorking() throws Exception {
         AtomicInteger failuresLeft = new AtomicInteger();
-        MessageStoreOptions options = StoreTestSupport.options(clock, diskUsage).withDiskUsage(dir -> {
+        StoreEnvironment options = StoreTestSupport.environment(clock, diskUsage).withDiskUsage(dir -> {
             if (failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("injected fault in the disk usage source");
             }

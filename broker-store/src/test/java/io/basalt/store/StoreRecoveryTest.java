@@ -54,7 +54,7 @@ class StoreRecoveryTest {
         if (store != null) {
             store.shutdown();
         }
-        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH), StoreTestSupport.options(clock, diskUsage));
+        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH), StoreTestSupport.environment(clock, diskUsage));
         store.load();
         store.start();
         return store;

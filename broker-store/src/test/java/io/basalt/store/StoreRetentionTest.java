@@ -38,7 +38,7 @@ class StoreRetentionTest {
 
     @BeforeEach
     void start() throws IOException {
-        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH), StoreTestSupport.options(clock, diskUsage));
+        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH), StoreTestSupport.environment(clock, diskUsage));
         store.load();
         store.start();
         for (int i = 0; i < 2400; i++) {

@@ -23,12 +23,11 @@ final class StoreTestSupport {
         return StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(COMMIT_LOG_FILE_SIZE)
                 .mappedFileSizeConsumeQueue(CONSUME_QUEUE_FILE_SIZE).flushDiskType(flush).warmMapedFileEnable(false)
                 .flushIntervalCommitLog(10).cleanResourceInterval(3_600_000).deleteCommitLogFilesInterval(0)
-                .destroyMapedFileIntervalForcibly(100).build();
+                .destroyMapedFileIntervalForcibly(100).maxHashSlotNum(64).maxIndexNum(400).build();
     }
 
-    static MessageStoreOptions options(SettableClock clock, AtomicReference<Double> diskUsage) {
-        return MessageStoreOptions.defaults().withIndexSize(64, 400).withClock(clock)
-                .withDiskUsage(dir -> diskUsage.get());
+    static StoreEnvironment environment(SettableClock clock, AtomicReference<Double> diskUsage) {
+        return StoreEnvironment.system().withClock(clock).withDiskUsage(dir -> diskUsage.get());
     }
 
     static BrokerMessage message(String topic, int queueId, String tags, String keys, String body) {

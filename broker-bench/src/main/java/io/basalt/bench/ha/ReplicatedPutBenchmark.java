@@ -68,7 +68,7 @@ public class ReplicatedPutBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws IOException {
         dir = Files.createTempDirectory("basalt-ha-bench-");
-        HAConfig config = HAConfig.defaults().withListenPort(0);
+        HAConfig config = HAConfig.builder().haListenPort(0).build();
         masterStore = TestStores.start(TestStores.config(dir.resolve("master")).mappedFileSizeCommitLog(FILE_SIZE).build());
         slaveStore = TestStores.start(TestStores.config(dir.resolve("slave")).mappedFileSizeCommitLog(FILE_SIZE).build());
         master = new HAService(masterStore, EpochFile.open(dir.resolve("master")), config,

@@ -12,7 +12,6 @@ import java.util.stream.Stream;
 import io.basalt.store.GetMessageResult;
 import io.basalt.store.GetMessageStatus;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.MessageProperties;
@@ -62,8 +61,9 @@ public class GetMessageBenchmark {
     public void setup() throws IOException {
         dir = Files.createTempDirectory("basalt-getmessage-bench");
         StoreConfig config = StoreConfig.builder().storePathRootDir(dir.toString())
-                .mappedFileSizeCommitLog(64 * 1024 * 1024).warmMapedFileEnable(false).build();
-        store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(1_000_003, 4_000_000));
+                .mappedFileSizeCommitLog(64 * 1024 * 1024).warmMapedFileEnable(false)
+                .maxHashSlotNum(1_000_003).maxIndexNum(4_000_000).build();
+        store = MessageStore.open(config);
         store.load();
         store.start();
         byte[] body = new byte[bodySize];

@@ -238,8 +238,8 @@ public final class HAClient {
             boolean empty = store.replicatedLog().committedOffset() == 0 && store.getMinPhyOffset() == 0;
             if (empty) {
                 long fileSize = store.replicatedLog().fileSize();
-                start = config.slaveStartFromOldest() ? w.masterMinOffset()
-                    : w.masterMaxOffset() - w.masterMaxOffset() % fileSize;
+                start = config.syncFromLastFile() ? w.masterMaxOffset() - w.masterMaxOffset() % fileSize
+                    : w.masterMinOffset();
             } else if (start < w.masterMinOffset()) {
                 drop(ctx, "local CommitLog ends at " + start + ", before the master's oldest offset "
                     + w.masterMinOffset() + "; wipe this slave's store to resynchronise");

@@ -1,12 +1,15 @@
 package io.basalt.broker.config;
 
+import io.basalt.common.config.ConfigValues;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * Broker-level settings: identity, network, topics, request thread pools, periodic work, metrics
- * and the files beside the store. Immutable; obtained from {@link BrokerConfiguration#broker()}.
- * Names are RocketMQ's ({@code BrokerConfig}, {@code NettyServerConfig}) except where noted.
+ * Broker-level settings: identity, network, topics, request thread pools, periodic work, metrics,
+ * the files beside the store and a slave's master. Built only from the resolved values of
+ * {@link ConfigKeys#BROKER}; immutable; obtained from {@link BrokerConfiguration#broker()}. Names are
+ * RocketMQ's ({@code BrokerConfig}, {@code NettyServerConfig}) except where noted.
  */
 public final class BrokerConfig {
 
@@ -81,18 +84,22 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.PULL_THREAD_POOL_QUEUE_CAPACITY);
     }
 
+    /** ms. */
     public long waitTimeMillsInSendQueue() {
         return values.get(ConfigKeys.WAIT_TIME_MILLS_IN_SEND_QUEUE);
     }
 
+    /** ms. */
     public long waitTimeMillsInPullQueue() {
         return values.get(ConfigKeys.WAIT_TIME_MILLS_IN_PULL_QUEUE);
     }
 
+    /** ms. */
     public int flushConsumerOffsetInterval() {
         return values.get(ConfigKeys.FLUSH_CONSUMER_OFFSET_INTERVAL);
     }
 
+    /** ms. */
     public int registerNameServerPeriod() {
         return values.get(ConfigKeys.REGISTER_NAME_SERVER_PERIOD);
     }
@@ -110,5 +117,10 @@ public final class BrokerConfig {
     /** Basalt: where a running broker writes its process id and {@code stop} reads it (absolute). */
     public Path pidFile() {
         return values.get(ConfigKeys.PID_FILE);
+    }
+
+    /** A slave's master, {@code host:haListenPort} (required for a slave); empty on a master. */
+    public Optional<HostPort> haMasterAddress() {
+        return values.get(ConfigKeys.HA_MASTER_ADDRESS);
     }
 }

@@ -1,20 +1,19 @@
 package io.basalt.broker.config;
 
-import io.basalt.broker.config.ConfigKey.Section;
 import io.basalt.broker.config.ConfigResolver.Resolution;
-import io.basalt.broker.config.ConfigResolver.Setting;
-import io.basalt.broker.config.ConfigValues.Source;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import io.basalt.common.config.ConfigEnvironment;
+import io.basalt.common.config.ConfigKey;
+import io.basalt.common.config.ConfigReader.Setting;
+import io.basalt.common.config.ConfigValues;
+import io.basalt.common.config.ConfigValues.Source;
+import io.basalt.ha.HAConfig;
+import io.basalt.store.StoreConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +44,8 @@ public final class BrokerConfiguration {
     private final List<String> warnings;
     private final Set<String> ignoredKeys;
     private final BrokerConfig broker;
-    private final StoreSettings store;
-    private final HaSettings ha;
+    private final StoreConfig store;
+    private final HAConfig ha;
 
     private BrokerConfiguration(Optional<Path> file, int overrideCount, Resolution resolution) {
         this.file = file;
@@ -55,17 +54,18 @@ public final class BrokerConfiguration {
         this.warnings = resolution.warnings();
         this.ignoredKeys = resolution.ignoredKeys();
         this.broker = new BrokerConfig(values);
-        this.store = new StoreSettings(values);
-        this.ha = new HaSettings(values);
+        this.store = StoreConfig.from(values);
+        this.ha = HAConfig.from(values);
     }
 
     /**
      * Reads {@code file} (a Java properties file, ISO-8859-1 as RocketMQ reads it) and applies
      * {@code overrides} (property name → value, from {@code --key=value}) on top. Logs one WARN per
-     * RocketMQ key that Basalt ignores and per value it corrected.
+     * RocketMQ tuning key that Basalt ignores and per value it corrected.
      *
      * @throws ConfigException listing every problem: an unreadable file, unknown keys (with the
-     *                         closest valid name), bad values (with what is allowed), contradictions
+     *                         closest valid name), bad values (with what is allowed), RocketMQ keys
+     *                         set to what Basalt cannot honour (with what it offers instead), contradictions
      */
     public static BrokerConfiguration load(Path file, Map<String, String> overrides) throws ConfigException {
         return load(file, overrides, ConfigEnvironment.system());
@@ -83,7 +83,7 @@ public final class BrokerConfiguration {
         throws ConfigException {
         List<Setting> settings = new ArrayList<>();
         String origin = file.toString();
-        readFile(file).forEach((key, value) -> settings.add(new Setting(key, value, Source.FILE, origin)));
+        PropertiesFile.read(file).forEach((key, value) -> settings.add(new Setting(key, value, Source.FILE, origin)));
         overrides.forEach((key, value) -> settings.add(new Setting(key, value, Source.COMMAND_LINE, "command line")));
         return resolve(Optional.of(file), overrides.size(), settings, environment);
     }
@@ -101,38 +101,17 @@ public final class BrokerConfiguration {
         return new BrokerConfiguration(file, overrideCount, resolution);
     }
 
-    /** The file's entries in file order (a later duplicate replaces an earlier one, as in RocketMQ). */
-    private static Map<String, String> readFile(Path file) throws ConfigException {
-        Map<String, String> entries = new LinkedHashMap<>();
-        Properties properties = new Properties() {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            public synchronized Object put(Object key, Object value) {
-                entries.remove((String) key);
-                entries.put((String) key, (String) value);
-                return super.put(key, value);
-            }
-        };
-        try (InputStream in = Files.newInputStream(file)) {
-            properties.load(in);
-        } catch (NoSuchFileException e) {
-            throw new ConfigException(file + ": no such file (choose one with -c FILE)");
-        } catch (IOException | IllegalArgumentException e) {
-            throw new ConfigException(file + ": cannot be read (" + e + ")");
-        }
-        return entries;
-    }
-
     public BrokerConfig broker() {
         return broker;
     }
 
-    public StoreSettings store() {
+    /** The store's configuration, ready for {@code MessageStore.open}. */
+    public StoreConfig store() {
         return store;
     }
 
-    public HaSettings ha() {
+    /** Replication's configuration. */
+    public HAConfig ha() {
         return ha;
     }
 
@@ -141,12 +120,12 @@ public final class BrokerConfiguration {
         return file;
     }
 
-    /** What was accepted but not used or corrected, one line each (also logged at WARN by load). */
+    /** What was accepted but not used, or corrected, one line each (also logged at WARN by load). */
     public List<String> warnings() {
         return warnings;
     }
 
-    /** RocketMQ keys the file or command line set that Basalt does not implement. */
+    /** RocketMQ keys the file or command line set that Basalt does not implement (tuning, or semantic at an honoured value). */
     public Set<String> ignoredKeys() {
         return ignoredKeys;
     }
@@ -154,7 +133,7 @@ public final class BrokerConfiguration {
     /** Every Basalt key with its effective value, as file text, in table order. */
     public Map<String, String> asProperties() {
         Map<String, String> properties = new LinkedHashMap<>();
-        for (ConfigKey<?> key : ConfigKeys.ALL) {
+        for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             properties.put(key.name(), values.text(key));
         }
         return properties;
@@ -169,11 +148,12 @@ public final class BrokerConfiguration {
         StringBuilder text = new StringBuilder("Effective configuration (")
             .append(file.map(path -> "file " + path.toAbsolutePath().normalize()).orElse("no file"))
             .append(", ").append(overrideCount).append(overrideCount == 1 ? " override" : " overrides").append("):");
-        int width = ConfigKeys.ALL.stream().mapToInt(key -> key.name().length()).max().orElse(0);
-        for (Section section : Section.values()) {
-            text.append(nl).append("[").append(section.title()).append("]");
-            for (ConfigKey<?> key : ConfigKeys.ALL) {
-                if (key.section() != section) {
+        List<ConfigKey<?>> keys = ConfigKeys.TABLE.keys();
+        int width = keys.stream().mapToInt(key -> key.name().length()).max().orElse(0);
+        for (String section : keys.stream().map(ConfigKey::section).distinct().toList()) {
+            text.append(nl).append("[").append(section).append("]");
+            for (ConfigKey<?> key : keys) {
+                if (!key.section().equals(section)) {
                     continue;
                 }
                 String value = values.text(key);

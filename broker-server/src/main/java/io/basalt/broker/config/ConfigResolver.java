@@ -1,9 +1,17 @@
 package io.basalt.broker.config;
 
-import io.basalt.broker.config.ConfigKey.UnresolvedKeyException;
-import io.basalt.broker.config.ConfigValues.Source;
-import io.basalt.broker.config.ValueType.InvalidValueException;
+import io.basalt.broker.config.RocketMqKeyPolicy.KeyClass;
+import io.basalt.broker.config.RocketMqKeyPolicy.Rule;
+import io.basalt.common.config.ConfigEnvironment;
+import io.basalt.common.config.ConfigReader;
+import io.basalt.common.config.ConfigReader.Setting;
+import io.basalt.common.config.ConfigValues;
+import io.basalt.common.config.KeySuggester;
+import io.basalt.ha.HAConfig;
+import io.basalt.ha.HAKeys;
 import io.basalt.store.FlushDiskType;
+import io.basalt.store.StoreKeys;
+import io.basalt.store.StoreConfig;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -14,16 +22,13 @@ import java.util.Set;
 
 /**
  * Turns the settings of a file and the command line into {@link ConfigValues}, in three passes:
- * sort each setting's key into Basalt's, RocketMQ-only (warned, ignored) or unknown (an error with
- * the closest valid name); read every Basalt key from its setting or its default; then check the
- * rules that span keys. Problems of all passes are collected and thrown together. One use per
- * instance, on one thread.
+ * sort each setting's key into Basalt's, RocketMQ-only or unknown (an error with the closest valid
+ * name), where a RocketMQ-only key is warned about if it is a tuning key and refused if it is a
+ * semantic key set to a value Basalt cannot honour ({@link RocketMqKeyPolicy}); read every key of
+ * {@link ConfigKeys#TABLE} from its setting or its default; then check the rules that span keys.
+ * Problems of all passes are collected and thrown together. One use per instance, on one thread.
  */
 final class ConfigResolver {
-
-    /** One {@code key=value} as the operator wrote it; {@code origin} names where, for messages. */
-    record Setting(String key, String value, Source source, String origin) {
-    }
 
     /** What resolution produced besides the values. */
     record Resolution(ConfigValues values, List<String> warnings, Set<String> ignoredKeys) {
@@ -35,7 +40,7 @@ final class ConfigResolver {
     private final List<String> problems = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
     private final Set<String> ignoredKeys = new LinkedHashSet<>();
-    private final ConfigValues.Builder values = new ConfigValues.Builder();
+    private ConfigValues.Builder values;
 
     ConfigResolver(ConfigEnvironment environment) {
         this.environment = environment;
@@ -43,80 +48,60 @@ final class ConfigResolver {
 
     /** @param settings in the order they apply: a later setting of a key wins */
     Resolution resolve(List<Setting> settings) throws ConfigException {
-        Map<ConfigKey<?>, Setting> chosen = classify(settings);
-        for (ConfigKey<?> key : ConfigKeys.ALL) {
-            read(key, chosen.get(key));
-        }
+        Map<String, Setting> chosen = classify(settings);
+        ConfigReader reader = new ConfigReader(ConfigKeys.TABLE, environment);
+        values = reader.read(chosen);
+        problems.addAll(reader.problems());
         checkRole();
         checkPorts();
         checkStore();
+        checkHa();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return new Resolution(values.build(), List.copyOf(warnings), Collections.unmodifiableSet(ignoredKeys));
     }
 
-    private Map<ConfigKey<?>, Setting> classify(List<Setting> settings) {
-        Map<ConfigKey<?>, Setting> chosen = new LinkedHashMap<>();
+    private Map<String, Setting> classify(List<Setting> settings) {
+        Map<String, Setting> chosen = new LinkedHashMap<>();
+        Map<String, Setting> rocketMqOnly = new LinkedHashMap<>();
         for (Setting setting : settings) {
-            ConfigKey<?> key = ConfigKeys.named(setting.key()).orElse(null);
-            if (key != null) {
-                chosen.put(key, setting);
+            if (ConfigKeys.TABLE.contains(setting.key())) {
+                chosen.put(setting.key(), setting);
             } else if (RocketMqKeyNames.contains(setting.key())) {
-                if (ignoredKeys.add(setting.key())) {
-                    warnings.add(setting.origin() + ": " + setting.key()
-                        + " is a RocketMQ 5.2.0 broker setting that Basalt does not implement; ignored");
-                }
+                rocketMqOnly.put(setting.key(), setting);
             } else {
                 problems.add(setting.origin() + ": unknown key '" + setting.key() + "'" + suggestion(setting.key()));
             }
         }
+        rocketMqOnly.values().forEach(this::classifyRocketMqOnly);
         return chosen;
     }
 
+    /** Only the setting that applies counts: a file's aclEnable=true overridden by --aclEnable=false starts. */
+    private void classifyRocketMqOnly(Setting setting) {
+        Rule rule = RocketMqKeyPolicy.rule(setting.key()).orElseThrow(() -> new IllegalStateException(
+            setting.key() + " is a RocketMQ key missing from " + RocketMqKeyPolicy.RESOURCE));
+        ignoredKeys.add(setting.key());
+        if (rule.keyClass() == KeyClass.TUNING) {
+            warnings.add(setting.origin() + ": " + setting.key() + " is a RocketMQ 5.2.0 broker setting that Basalt does"
+                + " not implement; ignored (a tuning key: leaving it out changes no guarantee)");
+        } else if (!rule.honours(setting.value())) {
+            problems.add(setting.origin() + ": " + setting.key() + "=" + setting.value().strip()
+                + " is a RocketMQ 5.2.0 setting Basalt cannot honour: " + rule.instead()
+                + " (accepted: " + accepted(rule) + ")");
+        }
+    }
+
+    private static String accepted(Rule rule) {
+        return rule.honoured().stream().map(value -> value.isEmpty() ? "empty" : value)
+            .reduce((a, b) -> a + " or " + b).orElse("nothing");
+    }
+
     private static String suggestion(String unknown) {
-        List<String> basaltNames = ConfigKeys.ALL.stream().map(ConfigKey::name).toList();
-        return KeySuggester.closest(unknown, basaltNames, RocketMqKeyNames.all())
+        return KeySuggester.closest(unknown, ConfigKeys.TABLE.names(), RocketMqKeyNames.all())
             .map(name -> "; did you mean " + name + "?")
             .orElse(" (neither a Basalt nor a RocketMQ 5.2.0 broker key)");
-    }
-
-    private <T> void read(ConfigKey<T> key, Setting setting) {
-        String text;
-        String origin;
-        Source source;
-        if (setting != null) {
-            text = setting.value().strip();
-            origin = setting.origin();
-            source = setting.source();
-        } else {
-            try {
-                text = key.defaultRaw(resolved());
-            } catch (UnresolvedKeyException e) {
-                return; // the key this default is computed from was rejected and reported
-            }
-            origin = "default (" + key.defaultText() + ")";
-            source = Source.DEFAULT;
-        }
-        try {
-            values.put(key, key.type().parse(text, environment), source);
-        } catch (InvalidValueException e) {
-            problems.add(origin + ": " + key.name() + "=" + text + " " + e.getMessage() + "; allowed: " + key.type().allowed());
-        }
-    }
-
-    private ConfigKey.Resolved resolved() {
-        return new ConfigKey.Resolved() {
-            @Override
-            public <V> V get(ConfigKey<V> key) {
-                return values.get(key);
-            }
-
-            @Override
-            public ConfigEnvironment environment() {
-                return environment;
-            }
-        };
     }
 
     private void checkRole() {
@@ -142,11 +127,12 @@ final class ConfigResolver {
     }
 
     private void checkPorts() {
-        List<ConfigKey<Integer>> ports = List.of(ConfigKeys.LISTEN_PORT, ConfigKeys.HA_LISTEN_PORT, ConfigKeys.METRICS_PORT);
+        List<io.basalt.common.config.ConfigKey<Integer>> ports = List.of(ConfigKeys.LISTEN_PORT, HAKeys.HA_LISTEN_PORT,
+            ConfigKeys.METRICS_PORT);
         for (int i = 0; i < ports.size(); i++) {
             for (int j = i + 1; j < ports.size(); j++) {
-                ConfigKey<Integer> a = ports.get(i);
-                ConfigKey<Integer> b = ports.get(j);
+                var a = ports.get(i);
+                var b = ports.get(j);
                 if (values.has(a) && values.has(b) && values.get(a) != 0 && values.get(a).equals(values.get(b))) {
                     problems.add(a.name() + "=" + values.get(a) + " and " + b.name() + "=" + values.get(b) + " must differ");
                 }
@@ -155,30 +141,59 @@ final class ConfigResolver {
     }
 
     private void checkStore() {
-        if (values.has(ConfigKeys.MAX_MESSAGE_SIZE) && values.has(ConfigKeys.MAPPED_FILE_SIZE_COMMIT_LOG)
-            && values.get(ConfigKeys.MAX_MESSAGE_SIZE) >= values.get(ConfigKeys.MAPPED_FILE_SIZE_COMMIT_LOG)) {
-            problems.add("maxMessageSize=" + values.get(ConfigKeys.MAX_MESSAGE_SIZE) + " must be smaller than mappedFileSizeCommitLog="
-                + values.get(ConfigKeys.MAPPED_FILE_SIZE_COMMIT_LOG) + " (a message must fit in one CommitLog file)");
-        }
-        if (values.has(ConfigKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE)) {
-            int size = values.get(ConfigKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE);
+        checkMessageFitsFile();
+        if (values.has(StoreKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE)) {
+            int size = values.get(StoreKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE);
             int remainder = size % CONSUME_QUEUE_UNIT_SIZE;
             if (remainder != 0) {
                 int rounded = size + CONSUME_QUEUE_UNIT_SIZE - remainder;
                 warnings.add("mappedFileSizeConsumeQueue=" + size + " rounded up to " + rounded
                     + ", a multiple of the 20-byte ConsumeQueue entry (as RocketMQ does)");
-                values.correct(ConfigKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE, rounded);
+                values.correct(StoreKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE, rounded);
             }
         }
-        if (values.has(ConfigKeys.TRANSIENT_STORE_POOL_ENABLE) && values.has(ConfigKeys.FLUSH_DISK_TYPE)
-            && values.has(ConfigKeys.BROKER_ROLE) && values.get(ConfigKeys.TRANSIENT_STORE_POOL_ENABLE)) {
-            FlushDiskType flushDiskType = values.get(ConfigKeys.FLUSH_DISK_TYPE);
+        if (values.has(StoreKeys.TRANSIENT_STORE_POOL_ENABLE) && values.has(StoreKeys.FLUSH_DISK_TYPE)
+            && values.has(ConfigKeys.BROKER_ROLE) && values.get(StoreKeys.TRANSIENT_STORE_POOL_ENABLE)) {
+            FlushDiskType flushDiskType = values.get(StoreKeys.FLUSH_DISK_TYPE);
             BrokerRole role = values.get(ConfigKeys.BROKER_ROLE);
             if (flushDiskType != FlushDiskType.ASYNC_FLUSH || role == BrokerRole.SLAVE) {
                 // RocketMQ silently ignores the flag in these cases; the effective value says what happens.
                 warnings.add("transientStorePoolEnable=true has no effect with flushDiskType=" + flushDiskType
                     + " and brokerRole=" + role + " (it needs an ASYNC_FLUSH master); using false");
-                values.correct(ConfigKeys.TRANSIENT_STORE_POOL_ENABLE, false);
+                values.correct(StoreKeys.TRANSIENT_STORE_POOL_ENABLE, false);
+            }
+        }
+    }
+
+    /**
+     * A RocketMQ broker.conf may pair 4 MiB CommitLog files with the default 4 MiB maxMessageSize. It
+     * starts; the files, not maxMessageSize, then bound a message, and a send over that bound gets
+     * MESSAGE_ILLEGAL from the store.
+     */
+    private void checkMessageFitsFile() {
+        if (!values.has(StoreKeys.MAX_MESSAGE_SIZE) || !values.has(StoreKeys.MAPPED_FILE_SIZE_COMMIT_LOG)) {
+            return;
+        }
+        int maxMessageSize = values.get(StoreKeys.MAX_MESSAGE_SIZE);
+        int fileSize = values.get(StoreKeys.MAPPED_FILE_SIZE_COMMIT_LOG);
+        if (maxMessageSize >= fileSize) {
+            warnings.add("maxMessageSize=" + maxMessageSize + " is not smaller than mappedFileSizeCommitLog=" + fileSize
+                + ": a record must fit in one CommitLog file, so the effective limit is " + largestRecord(fileSize)
+                + " bytes per record (body, properties and header); larger sends get MESSAGE_ILLEGAL");
+        }
+    }
+
+    /** The largest record one CommitLog file holds. */
+    static int largestRecord(int fileSize) {
+        return StoreConfig.largestRecord(fileSize);
+    }
+
+    private void checkHa() {
+        if (values.has(HAKeys.HA_HOUSEKEEPING_INTERVAL) && values.has(HAKeys.HA_SEND_HEARTBEAT_INTERVAL)) {
+            int housekeeping = values.get(HAKeys.HA_HOUSEKEEPING_INTERVAL);
+            int heartbeat = values.get(HAKeys.HA_SEND_HEARTBEAT_INTERVAL);
+            if (housekeeping <= heartbeat) {
+                problems.add(HAConfig.housekeepingProblem(housekeeping, heartbeat));
             }
         }
     }

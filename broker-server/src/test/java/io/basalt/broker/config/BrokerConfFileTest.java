@@ -2,8 +2,10 @@ package io.basalt.broker.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.basalt.common.config.ConfigKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +32,7 @@ class BrokerConfFileTest {
         BrokerConfiguration config = BrokerConfiguration.load(SHIPPED, Map.of(), TestEnvironment.in(dir));
         assertEquals(List.of(), config.warnings());
         assertEquals("broker-a", config.broker().brokerName());
-        assertEquals(dir.resolve("work/store"), config.store().storePathRootDir());
+        assertEquals(dir.resolve("work/store"), config.store().rootDir());
     }
 
     @Test
@@ -43,7 +45,7 @@ class BrokerConfFileTest {
                 continue;
             }
             String name = line.substring(0, line.indexOf('=')).strip();
-            ConfigKey<?> key = ConfigKeys.named(name).orElseThrow(() -> new AssertionError("not a Basalt key: " + name));
+            ConfigKey<?> key = ConfigKeys.TABLE.named(name).orElseThrow(() -> new AssertionError("not a Basalt key: " + name));
             List<String> comments = commentBlockAbove(lines, i);
             assertTrue(comments.contains(key.description()),
                 () -> name + " needs the comment '# " + key.description() + "' above it, has " + comments);
@@ -61,25 +63,46 @@ class BrokerConfFileTest {
     }
 
     @Test
+    void rocketMqUsersFileStopsAtSemanticKeysBasaltCannotHonour() throws Exception {
+        Path file = rocketMqUsersFile();
+        ConfigException e = assertThrows(ConfigException.class,
+            () -> BrokerConfiguration.load(file, Map.of(), TestEnvironment.in(dir)));
+        assertEquals(2, e.problems().size(), e.problems().toString());
+        assertTrue(e.problems().get(0).contains("enablePropertyFilter=true is a RocketMQ 5.2.0 setting Basalt cannot honour"),
+            e.problems().get(0));
+        assertTrue(e.problems().get(1).contains("slaveReadEnable=true"), e.problems().get(1));
+    }
+
+    @Test
     void rocketMqUsersFileStartsWithAWarningPerKeyBasaltIgnores() throws Exception {
+        Path file = rocketMqUsersFile();
+        // the two semantic keys the file sets to what Basalt cannot do, overridden to what it does
+        BrokerConfiguration config = BrokerConfiguration.load(file,
+            Map.of("enablePropertyFilter", "false", "slaveReadEnable", "false"), TestEnvironment.in(dir));
+
+        assertEquals("192.168.1.10", config.broker().brokerIP1());
+        assertEquals("04", config.store().deleteWhen());
+        assertEquals(48, config.store().fileReservedTime());
+        assertEquals(2, config.broker().namesrvAddr().size());
+        assertEquals(dir.resolve("home/store/commitlog"), config.store().commitLogDir());
+        assertFalse(config.store().warmMapedFileEnable(), "the file's explicit false is honoured");
+        assertTrue(config.broker().autoCreateSubscriptionGroup());
+        Set<String> semanticAtHonouredValues = Set.of("enablePropertyFilter", "aclEnable", "traceTopicEnable",
+            "slaveReadEnable", "messageDelayLevel");
+        Set<String> tuning = Set.of("useReentrantLockWhenPutMessage", "serverWorkerThreads", "serverSelectorThreads",
+            "clientWorkerThreads");
+        Set<String> ignored = new java.util.HashSet<>(semanticAtHonouredValues);
+        ignored.addAll(tuning);
+        assertEquals(ignored, config.ignoredKeys());
+        assertEquals(tuning.size(), config.warnings().size(), config.warnings().toString());
+        assertTrue(config.warnings().stream().anyMatch(w -> w.contains("serverWorkerThreads is a RocketMQ 5.2.0 broker setting")));
+    }
+
+    private Path rocketMqUsersFile() throws IOException {
         Path file = dir.resolve("broker.conf");
         try (InputStream in = getClass().getResourceAsStream("rocketmq-5.2.0-broker.conf")) {
             Files.copy(in, file);
         }
-        BrokerConfiguration config = BrokerConfiguration.load(file, Map.of(), TestEnvironment.in(dir));
-
-        assertEquals("192.168.1.10", config.broker().brokerIP1());
-        assertEquals(List.of(4), config.store().deleteWhen());
-        assertEquals(48, config.store().fileReservedTime());
-        assertEquals(2, config.broker().namesrvAddr().size());
-        assertEquals(dir.resolve("home/store/commitlog"), config.store().storePathCommitLog());
-        assertFalse(config.store().warmMapedFileEnable(), "the file's explicit false is honoured");
-        assertTrue(config.broker().autoCreateSubscriptionGroup());
-        Set<String> ignored = Set.of("enablePropertyFilter", "aclEnable", "traceTopicEnable",
-            "slaveReadEnable", "useReentrantLockWhenPutMessage", "serverWorkerThreads", "serverSelectorThreads",
-            "clientWorkerThreads", "messageDelayLevel");
-        assertEquals(ignored, config.ignoredKeys());
-        assertEquals(ignored.size(), config.warnings().size(), config.warnings().toString());
-        assertTrue(config.warnings().stream().anyMatch(w -> w.contains("enablePropertyFilter is a RocketMQ 5.2.0 broker setting")));
+        return file;
     }
 }

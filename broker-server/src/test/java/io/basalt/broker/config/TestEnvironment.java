@@ -1,5 +1,6 @@
 package io.basalt.broker.config;
 
+import io.basalt.common.config.ConfigEnvironment;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;

@@ -24,6 +24,7 @@ import io.basalt.store.MessageStore;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.testing.TestStores;
+import io.basalt.store.StoreConfig;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

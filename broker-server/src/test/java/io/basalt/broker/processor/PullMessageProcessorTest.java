@@ -31,8 +31,8 @@ import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.PutMessageTransform;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.ReadLimits;
+import io.basalt.store.StoreEnvironment;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.testing.TestStores;
 import org.junit.jupiter.api.AfterEach;
@@ -61,11 +61,7 @@ class PullMessageProcessorTest {
     void open() throws Exception {
         StoreConfig config = TestStores.config(dir.resolve("store")).maxMessageSize(64 * 1024).build();
         // 10 MiB of "memory": a read more than 4 MiB (40 %) behind the log end counts as a disk read
-        ReadLimits limits = ReadLimits.defaults();
-        store = MessageStore.open(config, MessageStoreOptions.defaults().withIndexSize(64, 400).withReadLimits(
-            new ReadLimits(limits.maxTransferBytesOnMessageInMemory(), limits.maxTransferCountOnMessageInMemory(),
-                limits.maxTransferBytesOnMessageInDisk(), limits.maxTransferCountOnMessageInDisk(),
-                limits.accessMessageInMemoryMaxRatio(), 10L << 20)));
+        store = MessageStore.open(config, StoreEnvironment.system().withPhysicalMemoryBytes(10L << 20));
         hold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
         store.setArrivingListener((topic, queueId, offset, tagsCode, ts) -> hold.notifyMessageArriving(topic, queueId, offset, tagsCode));
         store.load();

@@ -18,7 +18,6 @@ import io.basalt.store.FlushDiskType;
 import io.basalt.store.GetMessageResult;
 import io.basalt.store.GetMessageStatus;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.QueryMessageResult;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.BrokerMessage;
@@ -59,11 +58,12 @@ class RocketMqStoreCompatibilityTest {
 
     private StoreConfig basaltConfig() {
         return StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(COMMIT_LOG_FILE_SIZE)
-                .mappedFileSizeConsumeQueue(CONSUME_QUEUE_FILE_SIZE).warmMapedFileEnable(false).build();
+                .mappedFileSizeConsumeQueue(CONSUME_QUEUE_FILE_SIZE).warmMapedFileEnable(false)
+                .maxHashSlotNum(HASH_SLOTS).maxIndexNum(INDEX_ITEMS).build();
     }
 
     private MessageStore openBasalt() throws IOException {
-        MessageStore store = MessageStore.open(basaltConfig(), MessageStoreOptions.defaults().withIndexSize(HASH_SLOTS, INDEX_ITEMS));
+        MessageStore store = MessageStore.open(basaltConfig());
         store.load();
         store.start();
         return store;

@@ -36,9 +36,6 @@ import org.slf4j.LoggerFactory;
 public final class IndexService implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(IndexService.class);
     private static final DateTimeFormatter FILE_NAME = DateTimeFormatter.ofPattern("yyyyMMddHHmmssSSS");
-    /** RocketMQ's maxHashSlotNum and maxIndexNum. */
-    public static final int DEFAULT_HASH_SLOT_NUM = 5_000_000;
-    public static final int DEFAULT_INDEX_NUM = 5_000_000 * 4;
 
     private final Path dir;
     private final int hashSlotNum;

@@ -1,5 +1,7 @@
 package io.basalt.store.retention;
 
+import io.basalt.store.StoreConfig;
+
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -51,9 +53,10 @@ public final class RetentionPolicy {
         this.cleanFileForciblyEnable = cleanFileForciblyEnable;
     }
 
-    /** RocketMQ's defaults: 72 h, "04", 75 %, 85 %, 90 %, forcible clean on. */
-    public static RetentionPolicy defaults() {
-        return new RetentionPolicy(72, "04", 75, 85, 90, true);
+    /** The policy of the store's retention keys. */
+    public static RetentionPolicy of(StoreConfig config) {
+        return new RetentionPolicy(config.fileReservedTime(), config.deleteWhen(), config.diskMaxUsedSpaceRatio(),
+            config.diskSpaceCleanForciblyRatio(), config.diskSpaceWarningLevelRatio(), config.cleanFileForciblyEnable());
     }
 
     private static int clamp(int v, int min, int max) {

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,13 +69,12 @@ class AppendPropCrcTest {
     }
 
     @Test
-    void theKeyIsReadFromBrokerConfPropertiesAndOffByDefault() {
-        Properties p = new Properties();
-        p.setProperty("storePathRootDir", dir.toString());
-        assertFalse(StoreConfig.fromProperties(p).enabledAppendPropCRC());
-        p.setProperty("enabledAppendPropCRC", "true");
-        assertTrue(StoreConfig.fromProperties(p).enabledAppendPropCRC());
-        assertTrue(StoreConfig.fromProperties(p).toBuilder().build().enabledAppendPropCRC(), "kept by toBuilder");
+    void theKeyIsOffByDefaultAndKeptByACopy() {
+        StoreConfig.Builder b = StoreConfig.builder().storePathRootDir(dir.toString());
+        assertFalse(b.build().enabledAppendPropCRC(), "RocketMQ's default: records without the CRC property");
+        StoreConfig on = b.enabledAppendPropCRC(true).build();
+        assertTrue(on.enabledAppendPropCRC());
+        assertTrue(on.toBuilder().build().enabledAppendPropCRC(), "kept by toBuilder");
     }
 
     @Test

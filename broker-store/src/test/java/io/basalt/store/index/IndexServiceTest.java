@@ -15,6 +15,7 @@ import java.time.ZoneId;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.basalt.store.StoreConfig;
 import io.basalt.store.queue.DispatchRequest;
 
 import org.junit.jupiter.api.AfterEach;
@@ -231,7 +232,8 @@ class IndexServiceTest {
 
     @Test
     void defaultsAreRocketMqs() {
-        assertEquals(420_000_040L, IndexFile.fileSize(IndexService.DEFAULT_HASH_SLOT_NUM, IndexService.DEFAULT_INDEX_NUM));
+        StoreConfig defaults = StoreConfig.builder().build();
+        assertEquals(420_000_040L, IndexFile.fileSize(defaults.maxHashSlotNum(), defaults.maxIndexNum()));
         assertEquals(0, IndexFile.keyHash(minValueHashString()));
     }
 

@@ -11,12 +11,14 @@ import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.basalt.store.StoreConfig;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class RetentionPolicyTest {
     private static final long HOUR = 3_600_000L;
-    private final RetentionPolicy policy = RetentionPolicy.defaults();
+    private final RetentionPolicy policy = RetentionPolicy.of(StoreConfig.builder().build());
 
     private static long at(int hour) {
         return ZonedDateTime.of(2026, 1, 10, hour, 30, 0, 0, ZoneOffset.UTC).toInstant().toEpochMilli();

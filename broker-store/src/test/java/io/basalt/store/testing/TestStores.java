@@ -5,7 +5,7 @@ import java.nio.file.Path;
 
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
+import io.basalt.store.StoreEnvironment;
 import io.basalt.store.StoreConfig;
 
 /**
@@ -22,26 +22,24 @@ public final class TestStores {
     private TestStores() {
     }
 
-    /** The test store configuration rooted at {@code root}, to adjust before {@code build()}. */
+    /**
+     * The test store configuration rooted at {@code root}, to adjust before {@code build()}; its index
+     * files have 64 slots and 400 entries, enough for a test and quick to create.
+     */
     public static StoreConfig.Builder config(Path root) {
         return StoreConfig.builder().storePathRootDir(root.toString()).mappedFileSizeCommitLog(COMMIT_LOG_FILE_SIZE)
             .mappedFileSizeConsumeQueue(CONSUME_QUEUE_FILE_SIZE).flushDiskType(FlushDiskType.ASYNC_FLUSH)
-            .warmMapedFileEnable(false).flushIntervalCommitLog(10);
+            .warmMapedFileEnable(false).flushIntervalCommitLog(10).maxHashSlotNum(64).maxIndexNum(400);
     }
 
-    /** Index files of 64 slots and 400 entries: enough for a test, and quick to create. */
-    public static MessageStoreOptions options() {
-        return MessageStoreOptions.defaults().withIndexSize(64, 400);
-    }
-
-    /** Opens, loads and starts a store with {@link #options()}. */
+    /** Opens, loads and starts a store with this machine's clock and disk; the caller shuts it down. */
     public static MessageStore start(StoreConfig config) throws IOException {
-        return start(config, options());
+        return start(config, StoreEnvironment.system());
     }
 
     /** Opens, loads and starts a store; the caller shuts it down. */
-    public static MessageStore start(StoreConfig config, MessageStoreOptions options) throws IOException {
-        MessageStore store = MessageStore.open(config, options);
+    public static MessageStore start(StoreConfig config, StoreEnvironment environment) throws IOException {
+        MessageStore store = MessageStore.open(config, environment);
         try {
             store.load();
             store.start();

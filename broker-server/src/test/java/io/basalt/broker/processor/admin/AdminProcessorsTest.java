@@ -12,8 +12,8 @@ import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
-import io.basalt.store.MessageStoreOptions;
 import io.basalt.store.testing.TestStores;
+import io.basalt.store.StoreConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -45,8 +45,7 @@ class AdminProcessorsTest {
 
     @BeforeEach
     void open() throws Exception {
-        store = TestStores.start(TestStores.config(dir.resolve("store")).mappedFileSizeConsumeQueue(6000).build(),
-            MessageStoreOptions.defaults());
+        store = TestStores.start(TestStores.config(dir.resolve("store")).mappedFileSizeConsumeQueue(6000).build());
         topics = TopicConfigManager.open(dir.resolve("config"), true, 4);
         offsets = ConsumerOffsetManager.open(dir.resolve("config"));
         ClientManager clients = new ClientManager(120_000, System::currentTimeMillis);

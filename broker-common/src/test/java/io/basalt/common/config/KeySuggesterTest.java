@@ -1,4 +1,4 @@
-package io.basalt.broker.config;
+package io.basalt.common.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

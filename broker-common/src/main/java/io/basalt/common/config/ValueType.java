@@ -1,4 +1,4 @@
-package io.basalt.broker.config;
+package io.basalt.common.config;
 
 /**
  * How one configuration value is read from its text and printed back. Implementations live in
@@ -6,7 +6,7 @@ package io.basalt.broker.config;
  *
  * @param <T> the typed value
  */
-interface ValueType<T> {
+public interface ValueType<T> {
 
     /**
      * Reads {@code raw} (already trimmed).
@@ -28,7 +28,7 @@ interface ValueType<T> {
 
         private static final long serialVersionUID = 1L;
 
-        InvalidValueException(String reason) {
+        public InvalidValueException(String reason) {
             super(reason, null, false, false);
         }
     }

@@ -1,9 +1,8 @@
-package io.basalt.broker.config;
+package io.basalt.common.config;
 
-import io.basalt.broker.config.ValueType.InvalidValueException;
+import io.basalt.common.config.ValueType.InvalidValueException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -13,19 +12,19 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /** The value types of the configuration table: numbers with ranges, flags, names, paths, addresses. */
-final class ValueTypes {
+public final class ValueTypes {
 
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{([^}]*)}");
 
     private ValueTypes() {
     }
 
-    static ValueType<Integer> integer(int min, int max) {
+    public static ValueType<Integer> integer(int min, int max) {
         return integer(min, max, 1);
     }
 
     /** An {@code int} in {@code [min, max]} that is a multiple of {@code multipleOf}. */
-    static ValueType<Integer> integer(int min, int max, int multipleOf) {
+    public static ValueType<Integer> integer(int min, int max, int multipleOf) {
         String allowed = "an integer from " + min + " to " + max + (multipleOf > 1 ? ", a multiple of " + multipleOf : "");
         return new ValueType<>() {
             @Override
@@ -47,7 +46,7 @@ final class ValueTypes {
         };
     }
 
-    static ValueType<Long> longInteger(long min, long max) {
+    public static ValueType<Long> longInteger(long min, long max) {
         String allowed = "an integer from " + min + " to " + max;
         return new ValueType<>() {
             @Override
@@ -78,7 +77,7 @@ final class ValueTypes {
      * {@code true} or {@code false}, in any case. RocketMQ reads anything but "true" as false, which
      * turns a typo into a silently disabled feature; Basalt rejects it instead.
      */
-    static ValueType<Boolean> bool() {
+    public static ValueType<Boolean> bool() {
         return new ValueType<>() {
             @Override
             public Boolean parse(String raw, ConfigEnvironment environment) throws InvalidValueException {
@@ -99,7 +98,7 @@ final class ValueTypes {
     }
 
     /** One of the constants of {@code type}, spelled exactly (RocketMQ uses {@code Enum.valueOf}). */
-    static <E extends Enum<E>> ValueType<E> oneOf(Class<E> type) {
+    public static <E extends Enum<E>> ValueType<E> oneOf(Class<E> type) {
         E[] constants = type.getEnumConstants();
         String allowed = "one of " + Arrays.stream(constants).map(Enum::name).collect(Collectors.joining(", "));
         return new ValueType<>() {
@@ -126,7 +125,7 @@ final class ValueTypes {
     }
 
     /** A name or host: not empty, no white space. */
-    static ValueType<String> token(String allowed) {
+    public static ValueType<String> token(String allowed) {
         return new ValueType<>() {
             @Override
             public String parse(String raw, ConfigEnvironment environment) throws InvalidValueException {
@@ -152,7 +151,7 @@ final class ValueTypes {
      * directory, and a relative path is resolved against the working directory. The result is
      * absolute and normalised, so the effective configuration shows exactly where data goes.
      */
-    static ValueType<Path> path() {
+    public static ValueType<Path> path() {
         return new ValueType<>() {
             @Override
             public Path parse(String raw, ConfigEnvironment environment) throws InvalidValueException {
@@ -195,67 +194,8 @@ final class ValueTypes {
         return expanded.toString();
     }
 
-    /** An optional {@code host:port}; empty text means unset. */
-    static ValueType<Optional<HostPort>> optionalHostPort() {
-        return new ValueType<>() {
-            @Override
-            public Optional<HostPort> parse(String raw, ConfigEnvironment environment) throws InvalidValueException {
-                if (raw.isEmpty()) {
-                    return Optional.empty();
-                }
-                try {
-                    return Optional.of(HostPort.parse(raw));
-                } catch (IllegalArgumentException e) {
-                    throw new InvalidValueException("is not host:port (" + e.getMessage() + ")");
-                }
-            }
-
-            @Override
-            public String allowed() {
-                return "host:port, or empty for unset";
-            }
-
-            @Override
-            public String format(Optional<HostPort> value) {
-                return value.map(HostPort::toString).orElse("");
-            }
-        };
-    }
-
-    /** {@code host:port} entries separated by ';' (RocketMQ's {@code namesrvAddr}); empty means none. */
-    static ValueType<List<HostPort>> hostPortList() {
-        return new ValueType<>() {
-            @Override
-            public List<HostPort> parse(String raw, ConfigEnvironment environment) throws InvalidValueException {
-                List<HostPort> addresses = new ArrayList<>();
-                for (String part : raw.split(";")) {
-                    String entry = part.trim();
-                    if (entry.isEmpty()) {
-                        continue;
-                    }
-                    try {
-                        addresses.add(HostPort.parse(entry));
-                    } catch (IllegalArgumentException e) {
-                        throw new InvalidValueException("has an entry '" + entry + "' that is not host:port (" + e.getMessage() + ")");
-                    }
-                }
-                return List.copyOf(addresses);
-            }
-
-            @Override
-            public String allowed() {
-                return "host:port entries separated by ';', or empty for none";
-            }
-
-            @Override
-            public String format(List<HostPort> value) {
-                return value.stream().map(HostPort::toString).collect(Collectors.joining(";"));
-            }
-        };
-    }
-
     /** Hours of the day separated by ';' (RocketMQ's {@code deleteWhen}: "04", "04;16"). */
-    static ValueType<List<Integer>> hoursOfDay() {
+    public static ValueType<List<Integer>> hoursOfDay() {
         return new ValueType<>() {
             @Override
             public List<Integer> parse(String raw, ConfigEnvironment environment) throws InvalidValueException {

@@ -1,4 +1,4 @@
-package io.basalt.broker.config;
+package io.basalt.common.config;
 
 import java.util.Collection;
 import java.util.List;
@@ -9,13 +9,13 @@ import java.util.Optional;
  * ({@code flushDiskTyp} → {@code flushDiskType}). Basalt's own keys win ties over RocketMQ-only ones,
  * since those are the keys that do something.
  */
-final class KeySuggester {
+public final class KeySuggester {
 
     private KeySuggester() {
     }
 
     /** The closest of {@code preferred} then {@code others}, if close enough to be a plausible typo. */
-    static Optional<String> closest(String unknown, Collection<String> preferred, Collection<String> others) {
+    public static Optional<String> closest(String unknown, Collection<String> preferred, Collection<String> others) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (Collection<String> candidates : List.of(preferred, others)) {

@@ -1,4 +1,4 @@
-package io.basalt.broker.config;
+package io.basalt.common.config;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * @param processors   sizes the default thread pools as RocketMQ does
  * @param variables    {@code ${name}} lookup: a JVM system property, else an environment variable
  */
-record ConfigEnvironment(
+public record ConfigEnvironment(
     Path userHome,
     Path workingDir,
     Supplier<String> hostName,
@@ -33,7 +33,7 @@ record ConfigEnvironment(
     int processors,
     Function<String, Optional<String>> variables) {
 
-    static ConfigEnvironment system() {
+    public static ConfigEnvironment system() {
         return new ConfigEnvironment(
             Path.of(System.getProperty("user.home")),
             Path.of("").toAbsolutePath(),
@@ -43,7 +43,8 @@ record ConfigEnvironment(
             name -> Optional.ofNullable(System.getProperty(name)).or(() -> Optional.ofNullable(System.getenv(name))));
     }
 
-    Optional<String> variable(String name) {
+    /** {@code ${name}}: {@code user.home}, {@code user.dir}, else a JVM system property or environment variable. */
+    public Optional<String> variable(String name) {
         if (name.equals("user.home")) {
             return Optional.of(userHome.toString());
         }

@@ -1,0 +1,47 @@
+package io.basalt.ha;
+
+import static io.basalt.common.config.ConfigKey.key;
+import static io.basalt.common.config.ValueTypes.bool;
+import static io.basalt.common.config.ValueTypes.integer;
+
+import io.basalt.common.config.ConfigKey;
+import io.basalt.common.config.KeyTable;
+import java.util.List;
+
+/**
+ * Every {@code broker.conf} key replication reads, one line each: the single declaration of its
+ * name, type, range, default and meaning; {@link HAConfig#from} reads them. Names and defaults are
+ * RocketMQ 5.2.0's {@code MessageStoreConfig} unless the description says "Basalt". The broker
+ * gives {@code haListenPort} its RocketMQ default, {@code listenPort + 1}, when it composes the tables.
+ */
+public final class HAKeys {
+
+    public static final String SECTION = "ha";
+
+    private static final int MAX_MS = 3_600_000;
+
+    public static final ConfigKey<Integer> HA_LISTEN_PORT = key("haListenPort", SECTION, integer(0, 65535), "10912",
+        "Port a master listens on for its slaves (0 picks a free port)");
+    public static final ConfigKey<Integer> HA_MAX_GAP_NOT_IN_SYNC = key("haMaxGapNotInSync", SECTION,
+        integer(1, Integer.MAX_VALUE), "268435456", "A slave further behind than this many bytes is not in sync");
+    public static final ConfigKey<Integer> HA_SEND_HEARTBEAT_INTERVAL = key("haSendHeartbeatInterval", SECTION,
+        integer(1, MAX_MS), "5000", "A slave reports its offset, and an idle master sends a heartbeat, at least this often, ms");
+    public static final ConfigKey<Integer> HA_HOUSEKEEPING_INTERVAL = key("haHousekeepingInterval", SECTION,
+        integer(1, MAX_MS), "20000", "A connection silent for this long is closed, ms (more than haSendHeartbeatInterval)");
+    public static final ConfigKey<Integer> HA_TRANSFER_BATCH_SIZE = key("haTransferBatchSize", SECTION,
+        integer(1, 64 * 1024 * 1024), "32768", "Most bytes a master sends a slave in one transfer");
+    public static final ConfigKey<Integer> SLAVE_TIMEOUT = key("slaveTimeout", SECTION, integer(1, MAX_MS), "3000",
+        "SYNC_MASTER: wait this long for a slave before answering FLUSH_SLAVE_TIMEOUT, ms");
+    public static final ConfigKey<Integer> HA_RECONNECT_INTERVAL = key("haReconnectInterval", SECTION, integer(1, MAX_MS),
+        "1000", "Basalt: a slave retries its master this often, ms (RocketMQ waits 5000; a failover wants it sooner)");
+    public static final ConfigKey<Boolean> SYNC_FROM_LAST_FILE = key("syncFromLastFile", SECTION, bool(), "false",
+        "An empty slave starts at the master's last CommitLog file (true) or at its oldest retained offset (false)");
+
+    /** Replication's keys, in documentation order. */
+    public static final KeyTable TABLE = KeyTable.of(List.of(HA_LISTEN_PORT, HA_MAX_GAP_NOT_IN_SYNC,
+        HA_SEND_HEARTBEAT_INTERVAL, HA_HOUSEKEEPING_INTERVAL, HA_TRANSFER_BATCH_SIZE, SLAVE_TIMEOUT, HA_RECONNECT_INTERVAL,
+        SYNC_FROM_LAST_FILE));
+
+    private HAKeys() {
+    }
+}
