@@ -31,25 +31,24 @@ public final class Replication {
     private static final int STEP_DOWN_TIMEOUT_MS = 1000;
 
     /** RocketMQ's {@code brokerRole} values. */
-    public enum Role { ASYNC_MASTER, SYNC_MASTER, SLAVE }
 
     private final MessageStore store;
     private final EpochFile epochs;
     private final HAConfig config;
     private final Peer self;
     private final InetSocketAddress masterHaAddress;
-    private volatile Role role;
+    private volatile BrokerRole role;
     private volatile Consumer<String> fenceListener = reason -> { };
     private volatile HAService master;
     private volatile HAClient slave;
     private boolean started;
 
     /**
-     * @param masterHaAddress a slave's master HA address (required for {@link Role#SLAVE}); ignored by masters
+     * @param masterHaAddress a slave's master HA address (required for {@link BrokerRole#SLAVE}); ignored by masters
      */
-    public Replication(MessageStore store, EpochFile epochs, HAConfig config, Peer self, Role role,
+    public Replication(MessageStore store, EpochFile epochs, HAConfig config, Peer self, BrokerRole role,
                        InetSocketAddress masterHaAddress) {
-        if (role == Role.SLAVE && masterHaAddress == null) {
+        if (role == BrokerRole.SLAVE && masterHaAddress == null) {
             throw new IllegalArgumentException("brokerRole=SLAVE needs haMasterAddress (host:port of the master's HA port)");
         }
         this.store = store;
@@ -66,7 +65,7 @@ public final class Replication {
             return;
         }
         started = true;
-        if (role == Role.SLAVE) {
+        if (role == BrokerRole.SLAVE) {
             slave = new HAClient(store, epochs, config, self, masterHaAddress);
             slave.start();
         } else {
@@ -91,7 +90,7 @@ public final class Replication {
     }
 
     private void startMaster() throws IOException {
-        HAService service = new HAService(store, epochs, config, self, role == Role.SYNC_MASTER);
+        HAService service = new HAService(store, epochs, config, self, role == BrokerRole.SYNC_MASTER);
         service.onFenced(reason -> fenceListener.accept(reason));
         service.start();
         master = service;
@@ -105,11 +104,11 @@ public final class Replication {
      *
      * @return the new epoch
      */
-    public synchronized long promote(Role newRole, long expectedEpoch) throws IOException {
-        if (role != Role.SLAVE) {
+    public synchronized long promote(BrokerRole newRole, long expectedEpoch) throws IOException {
+        if (role != BrokerRole.SLAVE) {
             throw new IllegalStateException("only a slave can be promoted; this broker is " + role);
         }
-        if (newRole == Role.SLAVE) {
+        if (newRole == BrokerRole.SLAVE) {
             throw new IllegalArgumentException("promotion needs a master role, not SLAVE");
         }
         if (epochs.lastEpoch() != expectedEpoch) {
@@ -149,14 +148,14 @@ public final class Replication {
         }
     }
 
-    public Role role() {
+    public BrokerRole role() {
         return role;
     }
 
     /** True for a running, unfenced master: the broker may accept producers' writes. */
     public boolean acceptsWrites() {
         HAService m = master;
-        return role != Role.SLAVE && m != null && !m.isFenced();
+        return role != BrokerRole.SLAVE && m != null && !m.isFenced();
     }
 
     public long epoch() {
@@ -172,7 +171,7 @@ public final class Replication {
     /** Unexpected errors of replication's service threads by thread name (a metric): a SYNC_MASTER's replica wait. */
     public Map<String, Long> serviceErrorCounts() {
         HAService m = master;
-        return m == null || role != Role.SYNC_MASTER ? Map.of()
+        return m == null || role != BrokerRole.SYNC_MASTER ? Map.of()
             : Map.of("GroupTransferService", m.replicaWaitErrorCount());
     }
 
@@ -190,7 +189,7 @@ public final class Replication {
     public Map<Long, String> brokerAddrs() {
         Map<Long, String> addrs = new TreeMap<>();
         // a promoted slave is the group's master now: clients send to brokerId 0
-        addrs.put(role == Role.SLAVE ? self.brokerId() : MASTER_ID, self.brokerAddr());
+        addrs.put(role == BrokerRole.SLAVE ? self.brokerId() : MASTER_ID, self.brokerAddr());
         for (SlaveStatus s : slaves()) {
             if (s.brokerId() > 0 && !s.brokerAddr().isEmpty()) {
                 addrs.put(s.brokerId(), s.brokerAddr());

@@ -27,12 +27,12 @@ class PromotionTest {
     void promotedSlaveAcceptsWritesAndContinuesEachQueue() throws Exception {
         HANode a = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
         HANode b = HANode.open(dir.resolve("b"), FlushDiskType.ASYNC_FLUSH);
-        Replication ra = new Replication(a.store, a.epochs, HANode.config(), new Peer(0, "127.0.0.1:10911"), Replication.Role.SYNC_MASTER, null);
+        Replication ra = new Replication(a.store, a.epochs, HANode.config(), new Peer(0, "127.0.0.1:10911"), BrokerRole.SYNC_MASTER, null);
         Replication rb = null;
         Replication ra2 = null;
         try {
             ra.start();
-            rb = new Replication(b.store, b.epochs, HANode.config(), new Peer(1, "127.0.0.1:10921"), Replication.Role.SLAVE,
+            rb = new Replication(b.store, b.epochs, HANode.config(), new Peer(1, "127.0.0.1:10921"), BrokerRole.SLAVE,
                 new InetSocketAddress("127.0.0.1", ra.haListenPort()));
             rb.start();
             assertTrue(ra.acceptsWrites());
@@ -53,19 +53,19 @@ class PromotionTest {
             ra.shutdown();
             a.store.shutdown();
             Replication promoted = rb;
-            assertThrows(IllegalStateException.class, () -> promoted.promote(Replication.Role.ASYNC_MASTER, 7));
-            assertEquals(2, rb.promote(Replication.Role.ASYNC_MASTER, 1));
+            assertThrows(IllegalStateException.class, () -> promoted.promote(BrokerRole.ASYNC_MASTER, 7));
+            assertEquals(2, rb.promote(BrokerRole.ASYNC_MASTER, 1));
             assertTrue(rb.acceptsWrites());
             assertEquals(java.util.Map.of(0L, "127.0.0.1:10921"), rb.brokerAddrs(), "promoted: listed as master");
             PutMessageResult next = b.put("TopicP", 0, 512);
             assertEquals(PutMessageStatus.PUT_OK, next.status());
             assertEquals(100, next.appendResult().queueOffset(), "queue 0 continues after the 100 replicated entries");
-            assertThrows(IllegalStateException.class, () -> promoted.promote(Replication.Role.ASYNC_MASTER, 2));
+            assertThrows(IllegalStateException.class, () -> promoted.promote(BrokerRole.ASYNC_MASTER, 2));
 
             // the old master comes back as a slave of the new one
             HANode a2 = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
             try {
-                ra2 = new Replication(a2.store, a2.epochs, HANode.config(), new Peer(1, "127.0.0.1:10911"), Replication.Role.SLAVE,
+                ra2 = new Replication(a2.store, a2.epochs, HANode.config(), new Peer(1, "127.0.0.1:10911"), BrokerRole.SLAVE,
                     new InetSocketAddress("127.0.0.1", rb.haListenPort()));
                 ra2.start();
                 await().atMost(ofSeconds(30)).until(() -> a2.store.getMaxPhyOffset() == b.store.getMaxPhyOffset());
@@ -91,20 +91,20 @@ class PromotionTest {
     void aMasterStillAliveAtPromotionIsToldToStepDownAndFencesItself() throws Exception {
         HANode a = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
         HANode b = HANode.open(dir.resolve("b"), FlushDiskType.ASYNC_FLUSH);
-        Replication ra = new Replication(a.store, a.epochs, HANode.config(), new Peer(0, "127.0.0.1:10911"), Replication.Role.ASYNC_MASTER, null);
+        Replication ra = new Replication(a.store, a.epochs, HANode.config(), new Peer(0, "127.0.0.1:10911"), BrokerRole.ASYNC_MASTER, null);
         Replication rb = null;
         java.util.List<String> fenced = new java.util.concurrent.CopyOnWriteArrayList<>();
         ra.onFenced(fenced::add);
         try {
             ra.start();
-            rb = new Replication(b.store, b.epochs, HANode.config(), new Peer(1, "127.0.0.1:10921"), Replication.Role.SLAVE,
+            rb = new Replication(b.store, b.epochs, HANode.config(), new Peer(1, "127.0.0.1:10921"), BrokerRole.SLAVE,
                 new InetSocketAddress("127.0.0.1", ra.haListenPort()));
             rb.start();
             await().atMost(ofSeconds(10)).until(() -> ra.slaves().size() == 1);
             assertEquals(PutMessageStatus.PUT_OK, a.put("TopicS", 0, 256).status());
 
             // a partition, not a crash: the operator promotes the slave while the old master still runs
-            assertEquals(2, rb.promote(Replication.Role.ASYNC_MASTER, 1));
+            assertEquals(2, rb.promote(BrokerRole.ASYNC_MASTER, 1));
             assertTrue(rb.acceptsWrites());
             assertFalse(ra.acceptsWrites(), "the old master heard of epoch 2 at the promotion and refuses writes");
             assertEquals(1, fenced.size(), "the broker hears of the fence once");

@@ -61,7 +61,6 @@ import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.store.MessageStore;
-import io.basalt.store.StoreConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -225,7 +224,7 @@ public final class BrokerController {
             .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
         Peer self = new Peer(broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         return new Replication(store, EpochFile.open(configuration.store().rootDir()), configuration.ha(), self,
-            Replication.Role.valueOf(broker.brokerRole().name()), masterAddress);
+            broker.brokerRole(), masterAddress);
     }
 
     private void registerProcessors(BrokerConfig broker) {

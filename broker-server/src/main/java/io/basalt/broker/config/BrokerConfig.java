@@ -1,5 +1,7 @@
 package io.basalt.broker.config;
 
+import io.basalt.ha.BrokerRole;
+
 import io.basalt.common.config.ConfigValues;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.basalt.broker.config;
 
+import io.basalt.ha.BrokerRole;
+
 import static io.basalt.broker.config.BrokerValueTypes.hostPortList;
 import static io.basalt.broker.config.BrokerValueTypes.optionalHostPort;
 import static io.basalt.common.config.ConfigKey.computed;

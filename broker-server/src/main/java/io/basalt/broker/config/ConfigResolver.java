@@ -1,5 +1,7 @@
 package io.basalt.broker.config;
 
+import io.basalt.ha.BrokerRole;
+
 import io.basalt.broker.config.RocketMqKeyPolicy.KeyClass;
 import io.basalt.broker.config.RocketMqKeyPolicy.Rule;
 import io.basalt.common.config.ConfigEnvironment;

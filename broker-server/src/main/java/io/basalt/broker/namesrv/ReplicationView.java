@@ -1,5 +1,7 @@
 package io.basalt.broker.namesrv;
 
+import io.basalt.ha.BrokerRole;
+
 import io.basalt.ha.Replication;
 import io.basalt.ha.slave.HAClient;
 
@@ -25,7 +27,7 @@ public interface ReplicationView {
         return new ReplicationView() {
             @Override
             public boolean isSlave() {
-                return replication.role() == Replication.Role.SLAVE;
+                return replication.role() == BrokerRole.SLAVE;
             }
 
             @Override

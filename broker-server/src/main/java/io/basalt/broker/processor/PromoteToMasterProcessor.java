@@ -1,5 +1,7 @@
 package io.basalt.broker.processor;
 
+import io.basalt.ha.BrokerRole;
+
 import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;
@@ -46,15 +48,15 @@ public final class PromoteToMasterProcessor implements RequestProcessor {
     @Override
     public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
         Map<String, String> ext = request.extFields() == null ? Map.of() : request.extFields();
-        Replication.Role role;
+        BrokerRole role;
         long expectedEpoch;
         try {
-            role = Replication.Role.valueOf(ext.getOrDefault("role", "ASYNC_MASTER"));
+            role = BrokerRole.valueOf(ext.getOrDefault("role", "ASYNC_MASTER"));
             expectedEpoch = Long.parseLong(ext.getOrDefault("expectedEpoch", "-1"));
         } catch (IllegalArgumentException e) {
             return done(ResponseCode.SYSTEM_ERROR, "bad promote request: " + e.getMessage());
         }
-        if (replication.role() == Replication.Role.SLAVE) {
+        if (replication.role() == BrokerRole.SLAVE) {
             Optional<String> other = otherMaster.get();
             if (other.isPresent()) {
                 return done(ResponseCode.SYSTEM_ERROR, "promotion refused: " + other.get());

@@ -49,6 +49,34 @@ public record SubscriptionGroupConfig(String groupName, boolean consumeEnable, b
             notifyConsumerIdsChangedEnable, groupSysFlag, consumeTimeoutMinute, subscriptionDataSet, newAttributes);
     }
 
+    /** This group with its pulls allowed ({@code true}) or refused with NO_PERMISSION. */
+    public SubscriptionGroupConfig withConsumeEnable(boolean value) {
+        return new SubscriptionGroupConfig(groupName, value, consumeFromMinEnable, consumeBroadcastEnable,
+            consumeMessageOrderly, retryQueueNums, retryMaxTimes, groupRetryPolicy, brokerId, whichBrokerWhenConsumeSlowly,
+            notifyConsumerIdsChangedEnable, groupSysFlag, consumeTimeoutMinute, subscriptionDataSet, attributes);
+    }
+
+    /** This group with {@code value} retry queues. */
+    public SubscriptionGroupConfig withRetryQueueNums(int value) {
+        return new SubscriptionGroupConfig(groupName, consumeEnable, consumeFromMinEnable, consumeBroadcastEnable,
+            consumeMessageOrderly, value, retryMaxTimes, groupRetryPolicy, brokerId, whichBrokerWhenConsumeSlowly,
+            notifyConsumerIdsChangedEnable, groupSysFlag, consumeTimeoutMinute, subscriptionDataSet, attributes);
+    }
+
+    /** This group with a message retried at most {@code value} times before it goes to the DLQ. */
+    public SubscriptionGroupConfig withRetryMaxTimes(int value) {
+        return new SubscriptionGroupConfig(groupName, consumeEnable, consumeFromMinEnable, consumeBroadcastEnable,
+            consumeMessageOrderly, retryQueueNums, value, groupRetryPolicy, brokerId, whichBrokerWhenConsumeSlowly,
+            notifyConsumerIdsChangedEnable, groupSysFlag, consumeTimeoutMinute, subscriptionDataSet, attributes);
+    }
+
+    /** This group meant to subscribe to {@code value}. */
+    public SubscriptionGroupConfig withSubscriptionDataSet(Set<SimpleSubscriptionData> value) {
+        return new SubscriptionGroupConfig(groupName, consumeEnable, consumeFromMinEnable, consumeBroadcastEnable,
+            consumeMessageOrderly, retryQueueNums, retryMaxTimes, groupRetryPolicy, brokerId, whichBrokerWhenConsumeSlowly,
+            notifyConsumerIdsChangedEnable, groupSysFlag, consumeTimeoutMinute, value, attributes);
+    }
+
     /** RocketMQ's {@code SimpleSubscriptionData}: a topic the group is meant to subscribe to. */
     public record SimpleSubscriptionData(String topic, String expressionType, String expression, long version) {
     }

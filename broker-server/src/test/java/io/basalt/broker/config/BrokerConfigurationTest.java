@@ -1,5 +1,7 @@
 package io.basalt.broker.config;
 
+import io.basalt.ha.BrokerRole;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

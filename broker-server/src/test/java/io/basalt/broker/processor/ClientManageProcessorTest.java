@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
-import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.protocol.Json;
-import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
@@ -22,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,9 +66,7 @@ class ClientManageProcessorTest {
     @Test
     void theRetryTopicGetsTheGroupsRetryQueueNums() throws Exception {
         open(true);
-        SubscriptionGroupConfig d = SubscriptionGroupConfig.defaults("hb_cg");
-        groups.createOrUpdate(new SubscriptionGroupConfig("hb_cg", true, true, true, false, 3, 16, d.groupRetryPolicy(), 0,
-            1, true, 0, 15, Set.of(), Map.of()));
+        groups.createOrUpdate(SubscriptionGroupConfig.defaults("hb_cg").withRetryQueueNums(3));
         heartbeat("hb_cg");
         assertEquals(3, topics.get("%RETRY%hb_cg").writeQueueNums());
     }

@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.client.ClientManager;
@@ -31,7 +30,6 @@ import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.PutMessageTransform;
-import io.basalt.store.ReadLimits;
 import io.basalt.store.StoreEnvironment;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.testing.TestStores;
@@ -212,9 +210,7 @@ class PullMessageProcessorTest {
 
     @Test
     void aMessageSentBackGoesToTheGroupsRetryQueuesUntilItsRetryMaxTimesThenToTheDlq() throws Exception {
-        SubscriptionGroupConfig d = SubscriptionGroupConfig.defaults("cg");
-        groups.createOrUpdate(new SubscriptionGroupConfig("cg", true, true, true, false, 3, 2, d.groupRetryPolicy(), 0, 1,
-            true, 0, 15, Set.of(), Map.of()));
+        groups.createOrUpdate(SubscriptionGroupConfig.defaults("cg").withRetryQueueNums(3).withRetryMaxTimes(2));
         assertEquals(ResponseCode.SUCCESS, send.processRequest(context, sendRequest("TagA", "failing")).get().code());
         long offset = 0;
         for (int retry = 1; retry <= 2; retry++) {
@@ -276,9 +272,7 @@ class PullMessageProcessorTest {
     void aDisabledGroupsPullIsRefusedWithNoPermissionAndGetsNoMessages() throws Exception {
         send.processRequest(context, sendRequest("TagA", "first")).get();
         await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
-        SubscriptionGroupConfig d = SubscriptionGroupConfig.defaults("cg");
-        groups.createOrUpdate(new SubscriptionGroupConfig("cg", false, true, true, false, 1, 16, d.groupRetryPolicy(), 0, 1,
-            true, 0, 15, Set.of(), Map.of()));
+        groups.createOrUpdate(SubscriptionGroupConfig.defaults("cg").withConsumeEnable(false));
 
         RemotingCommand refused = pull.processRequest(context, pullRequest(0)).get();
         assertEquals(ResponseCode.NO_PERMISSION, refused.code());
@@ -286,7 +280,7 @@ class PullMessageProcessorTest {
         assertNull(refused.bodySlices(), "no records go out");
         assertEquals(Integer.toString(PullMessageProcessor.GROUP_FORBIDDEN), refused.extFields().get("forbiddenType"));
 
-        groups.createOrUpdate(d);
+        groups.createOrUpdate(SubscriptionGroupConfig.defaults("cg"));
         RemotingCommand found = pull.processRequest(context, pullRequest(0)).get();
         assertEquals(ResponseCode.SUCCESS, found.code(), "enabled again, the group consumes");
         found.releaseBody();

@@ -10,7 +10,6 @@ import io.basalt.broker.subscription.SubscriptionGroupConfig.SimpleSubscriptionD
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,9 +74,8 @@ class SubscriptionGroupManagerTest {
     Path dir;
 
     static SubscriptionGroupConfig disabled(String group, int retryQueueNums) {
-        SubscriptionGroupConfig d = SubscriptionGroupConfig.defaults(group);
-        return new SubscriptionGroupConfig(group, false, true, true, false, retryQueueNums, 3, d.groupRetryPolicy(), 0, 1,
-            true, 0, 15, Set.of(new SimpleSubscriptionData("Orders", "TAG", "*", 0)), Map.of());
+        return SubscriptionGroupConfig.defaults(group).withConsumeEnable(false).withRetryQueueNums(retryQueueNums)
+            .withRetryMaxTimes(3).withSubscriptionDataSet(Set.of(new SimpleSubscriptionData("Orders", "TAG", "*", 0)));
     }
 
     @Test

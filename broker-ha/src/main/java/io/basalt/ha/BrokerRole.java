@@ -1,4 +1,4 @@
-package io.basalt.broker.config;
+package io.basalt.ha;
 
 /** RocketMQ's {@code brokerRole}: how a broker takes part in master/slave replication. */
 public enum BrokerRole {
