@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
@@ -18,9 +17,7 @@ import io.basalt.common.service.ServiceThread;
 
 import io.basalt.common.io.Closeables;
 import io.basalt.store.commitlog.CommitLog;
-import io.basalt.store.spi.AppendListener;
 import io.basalt.store.spi.ReplicaAppend;
-import io.basalt.store.spi.ReplicaWait;
 import io.basalt.store.spi.ReplicatedLog;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.OffsetMessageId;
@@ -97,60 +94,14 @@ public final class MessageStore implements AutoCloseable {
     private final FailStop failStop;
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private volatile MessageArrivingListener arrivingListener;
-    /** Copy-on-write: a put reads the array once and allocates nothing when it is empty. */
-    private volatile PutMessageTransform[] transforms = new PutMessageTransform[0];
+    private final PutTransforms transforms = new PutTransforms();
     private volatile ReputMessageService reput;
     /** Errors of dispatchers replaced by truncateTo / alignQueueOffsetsWithLog, so the metric never goes back. */
     private volatile long retiredDispatcherErrors;
     private volatile State state = State.NEW;
     private volatile boolean recoveredFromCrash;
     private ShutdownSteps.Hook shutdownHook = ShutdownSteps.Hook.NONE;
-    private final ReplicatedLog replicatedLog = new ReplicatedLog() {
-        @Override
-        public SelectedBuffer select(long physicalOffset) {
-            return commitLog.select(physicalOffset);
-        }
-
-        @Override
-        public long minOffset() {
-            return commitLog.minOffset();
-        }
-
-        @Override
-        public long committedOffset() {
-            return commitLog.committedOffset();
-        }
-
-        @Override
-        public int fileSize() {
-            return commitLog.fileSize();
-        }
-
-        @Override
-        public void addAppendListener(AppendListener listener) {
-            commitLog.addAppendListener(listener);
-        }
-
-        @Override
-        public void setReplicaWait(ReplicaWait wait) {
-            commitLog.setReplicaWait(wait);
-        }
-
-        @Override
-        public ReplicaAppend appendReplicated(long physicalOffset, ByteBuffer data) {
-            return MessageStore.this.appendReplicated(physicalOffset, data);
-        }
-
-        @Override
-        public void truncateTo(long physicalOffset) throws IOException {
-            MessageStore.this.truncateTo(physicalOffset);
-        }
-
-        @Override
-        public void alignQueueOffsetsWithLog() {
-            MessageStore.this.alignQueueOffsetsWithLog();
-        }
-    };
+    private final ReplicatedLog replicatedLog;
 
     /** A dispatcher not woken by an append polls this often, ms (RocketMQ's reput loop sleeps 1 ms). */
     private static final long REPUT_IDLE_WAIT_MS = 1;
@@ -167,6 +118,7 @@ public final class MessageStore implements AutoCloseable {
         this.checkpoint = checkpoint;
         this.abortMarker = abortMarker;
         this.failStop = failStop;
+        this.replicatedLog = new StoreReplicatedLog(this, commitLog);
         this.reader = new MessageReader(queues, new CommitLogReader() {
             @Override
             public SelectedBuffer select(long offset, int size) {
@@ -247,11 +199,8 @@ public final class MessageStore implements AutoCloseable {
      * Adds a step every later put goes through before the append (see {@link PutMessageTransform});
      * steps run in the order they were added.
      */
-    public synchronized void addPutTransform(PutMessageTransform transform) {
-        PutMessageTransform[] current = transforms;
-        PutMessageTransform[] next = Arrays.copyOf(current, current.length + 1);
-        next[current.length] = Objects.requireNonNull(transform, "transform");
-        transforms = next;
+    public void addPutTransform(PutMessageTransform transform) {
+        transforms.add(transform);
     }
 
     // ---- lifecycle --------------------------------------------------------------------------------
@@ -396,43 +345,7 @@ public final class MessageStore implements AutoCloseable {
     }
 
     private DispatchSource dispatchSource(boolean recovering) {
-        return new DispatchSource() {
-            @Override
-            public long dispatchLimit() {
-                // At start-up the recovered log is what is on disk; afterwards SYNC_FLUSH serves only
-                // what force() covered.
-                return recovering ? commitLog.maxOffset() : commitLog.dispatchLimit();
-            }
-
-            @Override
-            public long minOffset() {
-                return commitLog.minOffset();
-            }
-
-            @Override
-            public long nextFileOffset(long offset) {
-                return commitLog.rollNextFile(offset);
-            }
-
-            @Override
-            public View read(long offset) {
-                SelectedBuffer b = commitLog.select(offset);
-                if (b == null) {
-                    return null;
-                }
-                return new View() {
-                    @Override
-                    public ByteBuffer buffer() {
-                        return b.buffer().duplicate();
-                    }
-
-                    @Override
-                    public void close() {
-                        b.release();
-                    }
-                };
-            }
-        };
+        return new CommitLogDispatchSource(commitLog, recovering);
     }
 
     // ---- writes -----------------------------------------------------------------------------------
@@ -446,16 +359,13 @@ public final class MessageStore implements AutoCloseable {
         if (refused != null) {
             return CompletableFuture.completedFuture(PutMessageResult.rejected(refused));
         }
-        PutMessageTransform[] steps = transforms;
-        BrokerMessage toAppend = msg;
-        for (PutMessageTransform step : steps) {
-            PutMessageTransform.Decision decision = step.apply(toAppend);
-            if (decision.refused()) {
-                return CompletableFuture.completedFuture(PutMessageResult.rejected(decision.refusal(), decision.reason()));
-            }
-            toAppend = decision.message();
+        if (transforms.isEmpty()) {
+            return commitLog.asyncPutMessage(msg);
         }
-        return commitLog.asyncPutMessage(toAppend);
+        PutTransforms.Outcome outcome = transforms.apply(msg);
+        return outcome.refusal() != null
+            ? CompletableFuture.completedFuture(outcome.refusal())
+            : commitLog.asyncPutMessage(outcome.messages().get(0));
     }
 
     /** Appends a batch for one queue; refused as {@link #asyncPutMessage}. */
@@ -464,31 +374,13 @@ public final class MessageStore implements AutoCloseable {
         if (refused != null) {
             return CompletableFuture.completedFuture(PutMessageResult.rejected(refused));
         }
-        PutMessageTransform[] steps = transforms;
-        if (steps.length == 0 || batch.isEmpty()) {
+        if (transforms.isEmpty() || batch.isEmpty()) {
             return commitLog.asyncPutMessages(batch);
         }
-        List<BrokerMessage> toAppend = new ArrayList<>(batch.size());
-        BrokerMessage first = batch.get(0);
-        for (BrokerMessage msg : batch) {
-            BrokerMessage m = msg;
-            for (PutMessageTransform step : steps) {
-                PutMessageTransform.Decision decision = step.apply(m);
-                if (decision.refused()) {
-                    return CompletableFuture.completedFuture(PutMessageResult.rejected(decision.refusal(),
-                        decision.reason()));
-                }
-                m = decision.message();
-            }
-            if (!m.topic().equals(first.topic()) || m.queueId() != first.queueId()) {
-                // a batch is one append to one queue: a step may not send part of it elsewhere
-                return CompletableFuture.completedFuture(PutMessageResult.rejected(PutMessageStatus.MESSAGE_ILLEGAL,
-                    "a batch message cannot be redirected to topic " + m.topic() + " queue " + m.queueId()
-                        + "; send it on its own"));
-            }
-            toAppend.add(m);
-        }
-        return commitLog.asyncPutMessages(toAppend);
+        PutTransforms.Outcome outcome = transforms.applyToBatch(batch);
+        return outcome.refusal() != null
+            ? CompletableFuture.completedFuture(outcome.refusal())
+            : commitLog.asyncPutMessages(outcome.messages());
     }
 
     private PutMessageStatus refusal() {

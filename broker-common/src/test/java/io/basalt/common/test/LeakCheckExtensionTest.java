@@ -1,5 +1,9 @@
 package io.basalt.common.test;
 
+import java.time.Duration;
+
+import static org.awaitility.Awaitility.await;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +17,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
@@ -70,6 +75,8 @@ class LeakCheckExtensionTest {
         t.start();
         String leftBehind;
         try {
+            // the report names where the thread is: wait until it is parked in the lambda, not still starting
+            await().atMost(Duration.ofSeconds(10)).until(() -> t.getState() == Thread.State.WAITING);
             leftBehind = before.leftBehind(LeakCheckExtension.Snapshot.take());
         } finally {
             stop.countDown();

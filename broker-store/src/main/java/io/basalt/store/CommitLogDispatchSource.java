@@ -1,0 +1,54 @@
+package io.basalt.store;
+
+import java.nio.ByteBuffer;
+
+import io.basalt.store.commitlog.CommitLog;
+import io.basalt.store.queue.DispatchSource;
+
+/**
+ * The CommitLog as the dispatcher reads it. Recovering, it dispatches the whole recovered log (what is
+ * on disk); running, only up to the flush policy's limit (under SYNC_FLUSH, what force() covered).
+ */
+final class CommitLogDispatchSource implements DispatchSource {
+    private final CommitLog commitLog;
+    private final boolean recovering;
+
+    CommitLogDispatchSource(CommitLog commitLog, boolean recovering) {
+        this.commitLog = commitLog;
+        this.recovering = recovering;
+    }
+
+    @Override
+    public long dispatchLimit() {
+        return recovering ? commitLog.maxOffset() : commitLog.dispatchLimit();
+    }
+
+    @Override
+    public long minOffset() {
+        return commitLog.minOffset();
+    }
+
+    @Override
+    public long nextFileOffset(long offset) {
+        return commitLog.rollNextFile(offset);
+    }
+
+    @Override
+    public View read(long offset) {
+        SelectedBuffer b = commitLog.select(offset);
+        if (b == null) {
+            return null;
+        }
+        return new View() {
+            @Override
+            public ByteBuffer buffer() {
+                return b.buffer().duplicate();
+            }
+
+            @Override
+            public void close() {
+                b.release();
+            }
+        };
+    }
+}
