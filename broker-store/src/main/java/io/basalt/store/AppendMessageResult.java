@@ -7,17 +7,17 @@ import io.basalt.store.commitlog.CommitLog;
  * first queue offset and how many messages. For a batch the records are contiguous and the queue
  * offsets consecutive. Immutable.
  *
- * @param wroteOffset      global CommitLog offset of the first record
+ * @param physicalOffset      global CommitLog offset of the first record
  * @param wroteBytes       total bytes of the record(s)
  * @param queueOffset      consume-queue offset (logical) of the first message
  * @param messageCount     number of messages appended
  * @param storeTimestamp   broker clock at append, ms
  */
-public record AppendMessageResult(long wroteOffset, int wroteBytes, long queueOffset, int messageCount,
+public record AppendMessageResult(long physicalOffset, int wroteBytes, long queueOffset, int messageCount,
                                   long storeTimestamp) {
 
     /** Global offset just past the last record: what a flush must reach for this append to be durable. */
     public long nextOffset() {
-        return wroteOffset + wroteBytes;
+        return physicalOffset + wroteBytes;
     }
 }

@@ -95,7 +95,7 @@ class MessageStoreTest {
                 }
             });
             try (GetMessageResult g = store.getMessage("g", "T", 1, queueOffset, 1, null)) {
-                assertEquals(r.appendResult().wroteOffset(), g.messages().get(0).startOffset());
+                assertEquals(r.appendResult().physicalOffset(), g.messages().get(0).startOffset());
             }
         }
         if (flush == FlushDiskType.SYNC_FLUSH) {
@@ -143,9 +143,9 @@ class MessageStoreTest {
         }
         await().atMost(WAIT).until(() -> store.getMaxOffsetInQueue("T", 0) == 300);
         assertEquals(0, store.getMinOffsetInQueue("T", 0));
-        long lastEnd = results.get(299).appendResult().wroteOffset() + results.get(299).appendResult().wroteBytes();
+        long lastEnd = results.get(299).appendResult().physicalOffset() + results.get(299).appendResult().wroteBytes();
         assertEquals(lastEnd, store.getMaxPhysicOffsetInQueue("T", 0));
-        assertEquals(results.get(150).appendResult().wroteOffset(), store.getCommitLogOffsetInQueue("T", 0, 150));
+        assertEquals(results.get(150).appendResult().physicalOffset(), store.getCommitLogOffsetInQueue("T", 0, 150));
 
         List<String> all = pullAll(store, "T", 0);
         assertEquals(300, all.size());
@@ -161,12 +161,12 @@ class MessageStoreTest {
         assertEquals(300, store.getOffsetInQueueByTime("T", 0, Long.MAX_VALUE));
         assertEquals(299, store.getOffsetInQueueByTime("T", 0, Long.MAX_VALUE, BoundaryType.UPPER));
 
-        StoredMessage m7 = store.lookMessageByOffset(results.get(7).appendResult().wroteOffset());
+        StoredMessage m7 = store.lookMessageByOffset(results.get(7).appendResult().physicalOffset());
         assertEquals("m7", new String(m7.body()));
         StoredMessage byId = store.viewMessageById(m7.offsetMsgId());
         assertEquals("m7", new String(byId.body()));
         assertNull(store.viewMessageById("not-an-id"));
-        assertNull(store.lookMessageByOffset(results.get(7).appendResult().wroteOffset() + 3));
+        assertNull(store.lookMessageByOffset(results.get(7).appendResult().physicalOffset() + 3));
 
         try (QueryMessageResult q = store.queryMessage("T", "order-42", 10, 0, Long.MAX_VALUE)) {
             assertEquals(1, q.messages().size());

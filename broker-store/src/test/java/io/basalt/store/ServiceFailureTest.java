@@ -36,6 +36,7 @@ import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.flush.FailStop;
 import io.basalt.store.flush.FlushTarget;
+import io.basalt.store.flush.ForwardingFlushTarget;
 import io.basalt.store.recovery.AbortMarker;
 
 /**
@@ -56,10 +57,9 @@ class ServiceFailureTest {
     private final ListAppender<ILoggingEvent> failStopLog = new ListAppender<>();
 
     /** Throws {@link #failure} from the operation it is armed for; passes everything else through. */
-    static final class FaultyFlushTarget implements FlushTarget {
+    static final class FaultyFlushTarget extends ForwardingFlushTarget {
         enum Operation { COMMIT, FLUSH }
 
-        final FlushTarget delegate;
         volatile Operation armed;
         /** When set, an armed flush waits for it before it throws (so puts can queue up behind it). */
         volatile CountDownLatch hold;
@@ -67,12 +67,12 @@ class ServiceFailureTest {
         final RuntimeException failure = new IllegalStateException("injected fault");
 
         FaultyFlushTarget(FlushTarget delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public long commit(int leastPages) throws IOException {
-            if (armed == Operation.COMMIT && delegate.wroteOffset() > delegate.committedOffset()) {
+            if (armed == Operation.COMMIT && delegate.appendedOffset() > delegate.committedOffset()) {
                 throw failure;
             }
             return delegate.commit(leastPages);
@@ -93,26 +93,6 @@ class ServiceFailureTest {
                 throw failure;
             }
             return delegate.flush(leastPages);
-        }
-
-        @Override
-        public long flushedOffset() {
-            return delegate.flushedOffset();
-        }
-
-        @Override
-        public long committedOffset() {
-            return delegate.committedOffset();
-        }
-
-        @Override
-        public long wroteOffset() {
-            return delegate.wroteOffset();
-        }
-
-        @Override
-        public String fileAt(long offset) {
-            return delegate.fileAt(offset);
         }
     }
 

@@ -186,7 +186,7 @@ class StoreRecoveryTest {
         store.shutdown();
         store = null;
         // the log loses its tail from message 250 on (e.g. the disk lost unflushed pages)
-        long cut = results.get(250).appendResult().wroteOffset();
+        long cut = results.get(250).appendResult().physicalOffset();
         long fileStart = cut - cut % StoreTestSupport.COMMIT_LOG_FILE_SIZE;
         Path lastFile = root.resolve("commitlog").resolve(StoreFiles.fileName(fileStart));
         overwrite(lastFile, cut - fileStart, ByteBuffer.allocate((int) (StoreTestSupport.COMMIT_LOG_FILE_SIZE - (cut - fileStart))));

@@ -380,7 +380,7 @@ public final class CommitLog {
             return rejected(PutMessageStatus.OS_PAGE_CACHE_BUSY);
         }
         String queueKey = QueueOffsetTable.key(first.topic(), first.queueId());
-        long wroteOffset;
+        long physicalOffset;
         long queueOffset;
         long storeTimestamp;
         long lockedMs;
@@ -420,7 +420,7 @@ public final class CommitLog {
                 file.storeTimestamp(storeTimestamp);
                 counter.next = queueOffset + count;
             }
-            wroteOffset = appender.wroteOffset;
+            physicalOffset = appender.physicalOffset;
             lockedMs = clockMs.getAsLong() - storeTimestamp;
         } catch (RuntimeException e) {
             LOG.error("CommitLog append failed unexpectedly for topic {}", first.topic(), e);
@@ -435,7 +435,7 @@ public final class CommitLog {
         if (lockedMs > PUT_IN_LOCK_WARN_MS) {
             LOG.warn("putMessage in lock cost time {} ms, topic {}, bodies {} bytes", lockedMs, first.topic(), length);
         }
-        AppendMessageResult result = new AppendMessageResult(wroteOffset, length, queueOffset, count, storeTimestamp);
+        AppendMessageResult result = new AppendMessageResult(physicalOffset, length, queueOffset, count, storeTimestamp);
         afterAppend();
         return awaitDurability(first, result);
     }

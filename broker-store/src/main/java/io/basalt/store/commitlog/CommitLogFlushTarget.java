@@ -71,7 +71,7 @@ final class CommitLogFlushTarget implements FlushTarget {
     }
 
     @Override
-    public long wroteOffset() {
+    public long appendedOffset() {
         return files.appendedOffset();
     }
 

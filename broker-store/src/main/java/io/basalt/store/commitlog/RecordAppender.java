@@ -25,7 +25,7 @@ final class RecordAppender implements AppendCallback {
     /** Out: the last call wrote the END_OF_FILE marker instead of the record. */
     boolean endOfFile;
     /** Out: global offset where the record(s) start. */
-    long wroteOffset;
+    long physicalOffset;
 
     void prepare(BrokerMessage message, List<BrokerMessage> messages, int recordLength, long firstQueueOffset,
                  long timestamp) {
@@ -51,7 +51,7 @@ final class RecordAppender implements AppendCallback {
             return room;
         }
         endOfFile = false;
-        wroteOffset = writeOffset;
+        physicalOffset = writeOffset;
         if (single != null) {
             return encoder.encode(single, writeOffset, queueOffset, storeTimestamp, target);
         }

@@ -4,7 +4,7 @@ import java.io.IOException;
 
 /**
  * What the flush services act on: the CommitLog's files seen as one global byte space with three
- * marks, {@code flushedOffset() <= committedOffset() <= wroteOffset()}.
+ * marks, {@code flushedOffset() <= committedOffset() <= appendedOffset()}.
  *
  * <p>Contract: {@link #flush(int)} advances {@link #flushedOffset()} only after force() returned
  * successfully for those bytes; an {@link IOException} leaves it where it was. Calls to
@@ -32,7 +32,7 @@ public interface FlushTarget {
     long committedOffset();
 
     /** End of the appended bytes. */
-    long wroteOffset();
+    long appendedOffset();
 
     /** The file holding {@code offset}, for error messages. */
     String fileAt(long offset);

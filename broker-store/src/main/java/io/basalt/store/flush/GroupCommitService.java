@@ -87,7 +87,7 @@ public final class GroupCommitService extends ServiceThread {
             failPending("CommitLog is read-only after a write failure");
             return drained;
         }
-        boolean dirty = target.wroteOffset() > target.flushedOffset();
+        boolean dirty = target.appendedOffset() > target.flushedOffset();
         if (dirty) {
             long begin = System.nanoTime();
             if (!forceAll()) {
@@ -115,7 +115,7 @@ public final class GroupCommitService extends ServiceThread {
 
     /** Commits and forces everything appended so far; false if the store failed. */
     private boolean forceAll() {
-        long goal = target.wroteOffset();
+        long goal = target.appendedOffset();
         long from = target.flushedOffset();
         String operation = "commit";
         try {

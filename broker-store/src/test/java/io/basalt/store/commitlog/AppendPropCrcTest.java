@@ -54,10 +54,10 @@ class AppendPropCrcTest {
             log.load();
             log.start();
             AppendMessageResult single = log.asyncPutMessage(message(0)).join().appendResult();
-            starts.add(single.wroteOffset());
+            starts.add(single.physicalOffset());
             AppendMessageResult batch = log.asyncPutMessages(List.of(message(1), message(2))).join().appendResult();
-            starts.add(batch.wroteOffset());
-            starts.add(batch.wroteOffset() + (batch.wroteBytes() / 2));
+            starts.add(batch.physicalOffset());
+            starts.add(batch.physicalOffset() + (batch.wroteBytes() / 2));
         } finally {
             log.shutdown();
         }

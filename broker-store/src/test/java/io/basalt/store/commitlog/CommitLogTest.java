@@ -59,6 +59,7 @@ import io.basalt.store.StoreConfig;
 import io.basalt.store.StoreException;
 import io.basalt.store.flush.FailStop;
 import io.basalt.store.flush.FlushTarget;
+import io.basalt.store.flush.ForwardingFlushTarget;
 import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.SelectedBuffer;
 import io.basalt.store.mappedfile.StoreFiles;
@@ -128,8 +129,8 @@ class CommitLogTest {
     }
 
     private static StoredMessage read(CommitLog log, AppendMessageResult r) {
-        try (SelectedBuffer selected = log.select(r.wroteOffset(), r.wroteBytes())) {
-            assertNotNull(selected, "record at " + r.wroteOffset() + " is readable");
+        try (SelectedBuffer selected = log.select(r.physicalOffset(), r.wroteBytes())) {
+            assertNotNull(selected, "record at " + r.physicalOffset() + " is readable");
             return MessageRecordDecoder.decode(selected.buffer());
         }
     }
@@ -191,12 +192,12 @@ class CommitLogTest {
         }
         int exact = (int) (FILE_SIZE - offset - 8);
         AppendMessageResult last = put(log, message(0, exact)).appendResult();
-        assertEquals(offset, last.wroteOffset());
+        assertEquals(offset, last.physicalOffset());
         assertEquals(FILE_SIZE - 8, last.nextOffset());
 
         // The next record, however small, does not fit: an 8-byte END_OF_FILE marker ends the file.
         AppendMessageResult next = put(log, message(0, 200)).appendResult();
-        assertEquals(FILE_SIZE, next.wroteOffset());
+        assertEquals(FILE_SIZE, next.physicalOffset());
         assertEndOfFile(log, FILE_SIZE - 8, 8);
 
         // In the second file leave 7 bytes too few for the marker: the record goes to the third file.
@@ -206,13 +207,13 @@ class CommitLogTest {
         }
         int tooLong = (int) (2L * FILE_SIZE - offset - 7);
         AppendMessageResult third = put(log, message(1, tooLong)).appendResult();
-        assertEquals(2L * FILE_SIZE, third.wroteOffset());
+        assertEquals(2L * FILE_SIZE, third.physicalOffset());
         assertEndOfFile(log, offset, (int) (2L * FILE_SIZE - offset));
 
         assertEquals(tooLong, read(log, third).storeSize());
         assertEquals(2L * FILE_SIZE, read(log, third).physicalOffset());
         assertEquals(3, log.files().files().size());
-        assertEquals(log.rollNextFile(offset), third.wroteOffset());
+        assertEquals(log.rollNextFile(offset), third.physicalOffset());
     }
 
     private static void assertEndOfFile(CommitLog log, long offset, int length) {
@@ -256,11 +257,11 @@ class CommitLogTest {
         assertEquals(threads * perThread, all.size());
 
         // Physical offsets: contiguous, except the jump over an END_OF_FILE marker to the next file.
-        all.sort(Comparator.comparingLong(AppendMessageResult::wroteOffset));
-        assertEquals(0, all.get(0).wroteOffset());
+        all.sort(Comparator.comparingLong(AppendMessageResult::physicalOffset));
+        assertEquals(0, all.get(0).physicalOffset());
         for (int i = 1; i < all.size(); i++) {
             long end = all.get(i - 1).nextOffset();
-            long start = all.get(i).wroteOffset();
+            long start = all.get(i).physicalOffset();
             assertTrue(start == end || (start == log.rollNextFile(end) && start % FILE_SIZE == 0),
                 "gap between " + end + " and " + start);
         }
@@ -271,7 +272,7 @@ class CommitLogTest {
         for (AppendMessageResult r : all) {
             StoredMessage stored = read(log, r);
             assertEquals(r.queueOffset(), stored.queueOffset());
-            assertEquals(r.wroteOffset(), stored.physicalOffset());
+            assertEquals(r.physicalOffset(), stored.physicalOffset());
             byQueue.computeIfAbsent(stored.queueId(), q -> new ArrayList<>()).add(r.queueOffset());
         }
         for (Map.Entry<Integer, List<Long>> e : byQueue.entrySet()) {
@@ -284,21 +285,20 @@ class CommitLogTest {
     }
 
     /** A flush path whose force can be held back on a latch or made to fail. */
-    static final class HookedFlushTarget implements FlushTarget {
-        final FlushTarget delegate;
+    static final class HookedFlushTarget extends ForwardingFlushTarget {
         volatile CountDownLatch hold;
         volatile IOException failure;
         volatile IOException commitFailure;
         volatile boolean inForce;
 
         HookedFlushTarget(FlushTarget delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public long commit(int leastPages) throws IOException {
             IOException e = commitFailure;
-            if (e != null && delegate.wroteOffset() > delegate.committedOffset()) {
+            if (e != null && delegate.appendedOffset() > delegate.committedOffset()) {
                 throw e;
             }
             return delegate.commit(leastPages);
@@ -324,26 +324,6 @@ class CommitLogTest {
                 }
             }
             return delegate.flush(leastPages);
-        }
-
-        @Override
-        public long flushedOffset() {
-            return delegate.flushedOffset();
-        }
-
-        @Override
-        public long committedOffset() {
-            return delegate.committedOffset();
-        }
-
-        @Override
-        public long wroteOffset() {
-            return delegate.wroteOffset();
-        }
-
-        @Override
-        public String fileAt(long offset) {
-            return delegate.fileAt(offset);
         }
     }
 
@@ -495,11 +475,11 @@ class CommitLogTest {
         put(log, message(2, 300));
         List<BrokerMessage> batch = List.of(message(2, 300), message(2, 400), message(2, 500));
         AppendMessageResult r = log.asyncPutMessages(batch).join().appendResult();
-        assertEquals(300, r.wroteOffset());
+        assertEquals(300, r.physicalOffset());
         assertEquals(1200, r.wroteBytes());
         assertEquals(1, r.queueOffset());
         assertEquals(3, r.messageCount());
-        try (SelectedBuffer selected = log.select(r.wroteOffset(), r.wroteBytes())) {
+        try (SelectedBuffer selected = log.select(r.physicalOffset(), r.wroteBytes())) {
             ByteBuffer b = selected.buffer();
             for (int i = 0; i < 3; i++) {
                 StoredMessage m = MessageRecordDecoder.decode(b);
@@ -632,14 +612,14 @@ class CommitLogTest {
         assertEquals(end, reopened.flushedOffset());
         for (int i = 0; i < written.size(); i++) {
             StoredMessage m = read(reopened, written.get(i));
-            assertEquals(written.get(i).wroteOffset(), m.physicalOffset());
+            assertEquals(written.get(i).physicalOffset(), m.physicalOffset());
             assertEquals(i / 4, m.queueOffset());
             assertEquals("k" + i, m.property(MessageProperties.KEYS));
             assertArrayEquals(("message-" + i + "-" + "x".repeat(i * 31 % 9000)).getBytes(StandardCharsets.UTF_8),
                 m.body());
         }
         AppendMessageResult more = put(reopened, message(0, 300)).appendResult();
-        assertTrue(more.wroteOffset() == end || more.wroteOffset() == reopened.rollNextFile(end));
+        assertTrue(more.physicalOffset() == end || more.physicalOffset() == reopened.rollNextFile(end));
     }
 
     @Test
@@ -661,7 +641,7 @@ class CommitLogTest {
         Files.delete(blocker.resolve("occupied"));
         Files.delete(blocker);
         AppendMessageResult next = put(log, message(0, 64 * 1024)).appendResult();
-        assertEquals(2L * FILE_SIZE, next.wroteOffset());
+        assertEquals(2L * FILE_SIZE, next.physicalOffset());
         assertEquals(queueOffsetBefore, next.queueOffset(), "the refused put took no queue offset");
     }
 

@@ -85,7 +85,7 @@ final class FakeFlushTarget implements FlushTarget {
     }
 
     @Override
-    public long wroteOffset() {
+    public long appendedOffset() {
         return wrote;
     }
 

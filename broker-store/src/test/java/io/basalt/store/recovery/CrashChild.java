@@ -59,7 +59,7 @@ public final class CrashChild {
             long s = seq;
             log.asyncPutMessage(m).whenComplete((r, e) -> {
                 if (e == null && r.isOk()) {
-                    String line = "ACK " + s + " " + r.appendResult().wroteOffset() + " "
+                    String line = "ACK " + s + " " + r.appendResult().physicalOffset() + " "
                         + r.appendResult().wroteBytes() + " END";
                     synchronized (System.out) {
                         System.out.println(line);
