@@ -37,14 +37,23 @@ final class GroupTransferService extends ServiceThread implements ReplicaWait {
     private record Request(long nextOffset, long deadlineNs, CompletableFuture<PutMessageStatus> future) {
     }
 
-    private final HAService service;
+    private final SlaveAcks service;
     private final long slaveTimeoutNs;
     private final long haMaxGapNotInSync;
     private final MpscUnboundedArrayQueue<Request> incoming = new MpscUnboundedArrayQueue<>(1024);
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
     private final ReentrantLock settleLock = new ReentrantLock();
 
-    GroupTransferService(HAService service, long slaveTimeoutMs, long haMaxGapNotInSync, ErrorPolicy errorPolicy) {
+    /** What the service needs of its HA service: how far the slaves have acknowledged. */
+    interface SlaveAcks {
+        /** The highest CommitLog offset a slave in sync has acknowledged. */
+        long bestAckOffset();
+
+        /** Whether some slave is within {@code gap} bytes of the master's end. */
+        boolean hasSlaveInSync(long gap);
+    }
+
+    GroupTransferService(SlaveAcks service, long slaveTimeoutMs, long haMaxGapNotInSync, ErrorPolicy errorPolicy) {
         super("GroupTransferService", errorPolicy);
         this.service = service;
         this.slaveTimeoutNs = TimeUnit.MILLISECONDS.toNanos(slaveTimeoutMs);

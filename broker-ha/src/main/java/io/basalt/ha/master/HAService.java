@@ -76,7 +76,7 @@ public final class HAService {
         this.epochs = epochs;
         this.config = config;
         this.syncMaster = syncMaster;
-        this.groupTransfer = syncMaster ? new GroupTransferService(this, config.slaveTimeoutMs(),
+        this.groupTransfer = syncMaster ? new GroupTransferService(slaveAcks(), config.slaveTimeoutMs(),
             config.haMaxGapNotInSync(), store.durabilityErrorPolicy()) : null;
     }
 
@@ -217,6 +217,20 @@ public final class HAService {
     }
 
     /** Highest offset any streaming slave acknowledged, -1 with none. */
+    private GroupTransferService.SlaveAcks slaveAcks() {
+        return new GroupTransferService.SlaveAcks() {
+            @Override
+            public long bestAckOffset() {
+                return HAService.this.bestAckOffset();
+            }
+
+            @Override
+            public boolean hasSlaveInSync(long gap) {
+                return HAService.this.hasSlaveInSync(gap);
+            }
+        };
+    }
+
     long bestAckOffset() {
         long best = -1;
         for (HAConnection c : connections) {
