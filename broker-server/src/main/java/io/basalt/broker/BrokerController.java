@@ -321,9 +321,9 @@ public final class BrokerController {
         // before anything is served: a master deposed while it was down must not take a write
         nameServerPresence.fenceIfRoutedToAnotherMaster();
         pullHold.start();
-        long offsetPeriod = configuration.broker().flushConsumerOffsetInterval();
-        scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriod,
-            offsetPeriod, TimeUnit.MILLISECONDS);
+        long offsetPeriodMs = configuration.broker().flushConsumerOffsetInterval();
+        scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriodMs,
+            offsetPeriodMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
         remotingServer.start();

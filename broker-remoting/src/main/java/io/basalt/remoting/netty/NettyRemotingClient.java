@@ -222,9 +222,9 @@ public final class NettyRemotingClient implements AutoCloseable {
             throw new IllegalArgumentException("address must be host:port: " + address);
         }
         int port = Integer.parseInt(address.substring(colon + 1));
-        int connectTimeout = (int) Math.max(1, Math.min(config.connectTimeoutMs(), timeoutMs));
+        int connectTimeoutMs = (int) Math.max(1, Math.min(config.connectTimeoutMs(), timeoutMs));
         ChannelFuture f = bootstrap.clone()
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeout)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
             .connect(InetSocketAddress.createUnresolved(address.substring(0, colon), port));
         f.channel().closeFuture().addListener(closed -> {
             connections.remove(address, f);
