@@ -20,7 +20,9 @@ import org.apache.rocketmq.remoting.protocol.body.KVTable;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,24 +31,33 @@ class AdminTest {
     @TempDir
     static Path dir;
     static BrokerProcess broker;
-    static DefaultMQAdminExt admin;
+    /** One admin client per test: its connections and pool threads start and stop within the test. */
+    DefaultMQAdminExt admin;
 
     @BeforeAll
     static void start() throws Exception {
         broker = BrokerProcess.start(dir);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @BeforeEach
+    void startAdmin() throws Exception {
         admin = new DefaultMQAdminExt();
         admin.setNamesrvAddr(broker.address());
         admin.setInstanceName(Clients.instanceName());
         admin.start();
     }
 
-    @AfterAll
-    static void stop() throws Exception {
+    @AfterEach
+    void stopAdmin() {
         if (admin != null) {
             admin.shutdown();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 

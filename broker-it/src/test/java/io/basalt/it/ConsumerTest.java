@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.basalt.common.test.LeakCheckExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,6 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * message fidelity, tag filtering, orderly consumption under queue locks, and committed offsets across a
  * broker restart.
  */
+@LeakCheckExtension.AllowThreads(value = "ConsumeMessageScheduledThread_1",
+    because = "an orderly DefaultMQPushConsumer 5.2.0 also starts a ConsumeMessagePopOrderlyService, whose scheduler"
+        + " (named without the group, unlike the orderly service's own, which must stop) its shutdown() never stops")
 class ConsumerTest {
     @TempDir
     Path dir;

@@ -17,7 +17,9 @@ import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.apache.rocketmq.remoting.protocol.header.SendMessageRequestHeader;
 import org.apache.rocketmq.remoting.protocol.header.SendMessageRequestHeaderV2;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,26 +31,35 @@ class ErrorPathTest {
     @TempDir
     static Path dir;
     static BrokerProcess broker;
-    static NettyRemotingClient client;
+    /** One client per test: its connection and pool threads start and stop within the test. */
+    NettyRemotingClient client;
 
     @BeforeAll
     static void start() throws Exception {
         broker = BrokerProcess.start(dir);   // maxMessageSize 1 MiB
-        client = new NettyRemotingClient(new NettyClientConfig());
-        client.start();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (client != null) {
-            client.shutdown();
-        }
         if (broker != null) {
             broker.close();
         }
     }
 
-    private static RemotingCommand send(String topic, int queueId, byte[] body) throws Exception {
+    @BeforeEach
+    void startClient() {
+        client = new NettyRemotingClient(new NettyClientConfig());
+        client.start();
+    }
+
+    @AfterEach
+    void stopClient() {
+        if (client != null) {
+            client.shutdown();
+        }
+    }
+
+    private RemotingCommand send(String topic, int queueId, byte[] body) throws Exception {
         SendMessageRequestHeader h = new SendMessageRequestHeader();
         h.setProducerGroup("pg-raw");
         h.setTopic(topic);
@@ -66,7 +77,7 @@ class ErrorPathTest {
         return client.invokeSync(broker.address(), request, 10_000);
     }
 
-    private static void assertStillServing() throws Exception {
+    private void assertStillServing() throws Exception {
         RemotingCommand ok = send("ErrorPathOk", 0, "fine".getBytes(StandardCharsets.UTF_8));
         assertEquals(ResponseCode.SUCCESS, ok.getCode(), ok.getRemark());
         assertEquals(453, ok.getVersion(), "every response carries RocketMQ 5.2.0's version");

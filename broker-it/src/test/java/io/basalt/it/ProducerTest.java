@@ -22,7 +22,9 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,21 +33,30 @@ class ProducerTest {
     @TempDir
     static Path dir;
     static BrokerProcess broker;
-    static DefaultMQProducer producer;
+    /** One producer per test: its connections and pool threads (async senders) start and stop within the test. */
+    DefaultMQProducer producer;
 
     @BeforeAll
     static void startBroker() throws Exception {
         broker = BrokerProcess.start(dir);
-        producer = Clients.producer(broker, "pg-producer-test");
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (producer != null) {
-            producer.shutdown();
-        }
         if (broker != null) {
             broker.close();
+        }
+    }
+
+    @BeforeEach
+    void startProducer() throws Exception {
+        producer = Clients.producer(broker, "pg-producer-test");
+    }
+
+    @AfterEach
+    void stopProducer() {
+        if (producer != null) {
+            producer.shutdown();
         }
     }
 

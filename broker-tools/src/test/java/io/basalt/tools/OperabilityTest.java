@@ -29,7 +29,9 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -55,19 +57,28 @@ class OperabilityTest {
     @BeforeAll
     void startBroker() throws Exception {
         broker = BrokerProcess.start(dir.resolve("broker"));
+    }
+
+    @AfterAll
+    void stopBroker() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    /** One producer per test: its connections and pool threads start and stop within the test. */
+    @BeforeEach
+    void startProducer() throws Exception {
         producer = new DefaultMQProducer("ops_test_producer");
         producer.setNamesrvAddr(broker.address());
         producer.setInstanceName("ops-test");
         producer.start();
     }
 
-    @AfterAll
-    void stopBroker() throws Exception {
+    @AfterEach
+    void stopProducer() {
         if (producer != null) {
             producer.shutdown();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 

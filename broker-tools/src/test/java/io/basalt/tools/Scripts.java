@@ -2,10 +2,10 @@ package io.basalt.tools;
 
 import io.basalt.it.BrokerProcess;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,14 +37,26 @@ final class Scripts {
         return new Result(p.exitValue(), Files.readString(outFile));
     }
 
-    static String get(int port, String path) throws IOException, InterruptedException {
-        HttpClient client = HttpClient.newHttpClient();
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-            HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() != 200) {
-            throw new IOException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+    /**
+     * GETs {@code path} from the broker's HTTP endpoint on one connection, closed before returning. Not
+     * java.net.http.HttpClient: Java 17's cannot be closed, and its selector thread lives until the
+     * client is garbage collected.
+     */
+    static String get(int port, String path) throws IOException {
+        HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL().openConnection();
+        connection.setRequestProperty("Connection", "close");
+        try {
+            int status = connection.getResponseCode();
+            try (InputStream body = status == 200 ? connection.getInputStream() : connection.getErrorStream()) {
+                String text = body == null ? "" : new String(body.readAllBytes(), StandardCharsets.UTF_8);
+                if (status != 200) {
+                    throw new IOException("GET " + path + " answered " + status + ": " + text);
+                }
+                return text;
+            }
+        } finally {
+            connection.disconnect();
         }
-        return r.body();
     }
 
     /** The value of one sample ({@code name{labels}} exactly as exposed), or NaN when absent. */

@@ -35,7 +35,9 @@ import org.apache.rocketmq.remoting.protocol.body.KVTable;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,30 +46,39 @@ class AdminTest {
     @TempDir
     static Path dir;
     static BrokerHandle broker;
-    static DefaultMQAdminExt admin;
-    static DefaultMQProducer producer;
+    /** One admin client and producer per test: their connections and pool threads start and stop within the test. */
+    DefaultMQAdminExt admin;
+    DefaultMQProducer producer;
 
     @BeforeAll
     static void start() throws Exception {
         broker = BrokerHandle.start(dir, Map.of());
-        admin = AdminClients.admin(broker.address());
-        producer = AdminClients.producer(broker.address(), "pg-admin-test");
     }
 
     @AfterAll
     static void stop() throws Exception {
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @BeforeEach
+    void startClients() throws Exception {
+        admin = AdminClients.admin(broker.address());
+        producer = AdminClients.producer(broker.address(), "pg-admin-test");
+    }
+
+    @AfterEach
+    void stopClients() {
         if (producer != null) {
             producer.shutdown();
         }
         if (admin != null) {
             admin.shutdown();
         }
-        if (broker != null) {
-            broker.close();
-        }
     }
 
-    private static List<SendResult> send(String topic, int count) throws Exception {
+    private List<SendResult> send(String topic, int count) throws Exception {
         List<SendResult> results = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             Message m = new Message(topic, "TagA", "key-" + topic + "-" + i, ("body-" + i).getBytes(StandardCharsets.UTF_8));

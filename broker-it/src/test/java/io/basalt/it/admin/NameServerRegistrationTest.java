@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.it.BrokerHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -36,6 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A Basalt broker joins a real Apache RocketMQ 5.2.0 NameServer (in this JVM): it registers, its topics
  * are routed to clients that only know the NameServer, and it unregisters when it stops.
  */
+@LeakCheckExtension.AllowThreads(value = "NettyServerScheduler_",
+    because = "the official 5.2.0 NettyRemotingServer.shutdown(), which NamesrvController.shutdown() calls, leaves its"
+        + " scheduler thread running")
 class NameServerRegistrationTest {
     @TempDir
     Path dir;

@@ -29,7 +29,9 @@ import org.apache.rocketmq.remoting.protocol.subscription.GroupForbidden;
 import org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,34 +42,45 @@ class SubscriptionGroupTest {
     @TempDir
     static Path dir;
     static BrokerHandle broker;
-    static DefaultMQAdminExt admin;
-    static DefaultMQProducer producer;
+    /** One admin client per test: its connections and pool threads start and stop within the test. */
+    DefaultMQAdminExt admin;
 
     @BeforeAll
     static void start() throws Exception {
         broker = BrokerHandle.start(dir, Map.of());
-        admin = AdminClients.admin(broker.address());
-        producer = AdminClients.producer(broker.address(), "pg-subgroup-test");
-        admin.createAndUpdateTopicConfig(broker.address(), new TopicConfig(TOPIC, 1, 1, 6));
-        for (int i = 0; i < 3; i++) {
-            Message m = new Message(TOPIC, "TagA", ("body-" + i).getBytes(StandardCharsets.UTF_8));
-            assertEquals(SendStatus.SEND_OK, producer.send(m).getSendStatus());
+        DefaultMQAdminExt setup = AdminClients.admin(broker.address());
+        DefaultMQProducer producer = AdminClients.producer(broker.address(), "pg-subgroup-test");
+        try {
+            setup.createAndUpdateTopicConfig(broker.address(), new TopicConfig(TOPIC, 1, 1, 6));
+            for (int i = 0; i < 3; i++) {
+                Message m = new Message(TOPIC, "TagA", ("body-" + i).getBytes(StandardCharsets.UTF_8));
+                assertEquals(SendStatus.SEND_OK, producer.send(m).getSendStatus());
+            }
+            MessageQueue queue = new MessageQueue(TOPIC, "broker-a", 0);
+            // the consume queue is filled just after the sends return
+            await().atMost(Duration.ofSeconds(30)).until(() -> setup.maxOffset(queue) == 3);
+        } finally {
+            producer.shutdown();
+            setup.shutdown();
         }
-        MessageQueue queue = new MessageQueue(TOPIC, "broker-a", 0);
-        // the consume queue is filled just after the sends return
-        await().atMost(Duration.ofSeconds(30)).until(() -> admin.maxOffset(queue) == 3);
     }
 
     @AfterAll
     static void stop() {
-        if (producer != null) {
-            producer.shutdown();
-        }
-        if (admin != null) {
-            admin.shutdown();
-        }
         if (broker != null) {
             broker.close();
+        }
+    }
+
+    @BeforeEach
+    void startAdmin() throws Exception {
+        admin = AdminClients.admin(broker.address());
+    }
+
+    @AfterEach
+    void stopAdmin() {
+        if (admin != null) {
+            admin.shutdown();
         }
     }
 

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.it.BrokerProcess;
 import io.basalt.it.Clients;
 
@@ -37,6 +38,9 @@ import io.basalt.it.Clients;
  * and clients that only know the NameServer send to it. A master still alive at the promotion is
  * fenced: it refuses writes and leaves the NameServer, so the route stays with the new master.
  */
+@LeakCheckExtension.AllowThreads(value = "NettyServerScheduler_",
+    because = "the official 5.2.0 NettyRemotingServer.shutdown(), which NamesrvController.shutdown() calls, leaves its"
+        + " scheduler thread running")
 class PromotionWithNameServerTest {
     private static final String TOPIC = "PromotedTopic";
 

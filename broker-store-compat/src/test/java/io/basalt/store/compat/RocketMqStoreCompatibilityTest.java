@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.store.FlushDiskType;
 import io.basalt.store.GetMessageResult;
 import io.basalt.store.GetMessageStatus;
@@ -44,6 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
  * message (by queue and by key), and a directory written by RocketMQ opens in Basalt likewise. Both
  * sides use the same small file sizes, as a broker.conf shared by both would say.
  */
+@LeakCheckExtension.AllowThreads(value = "ThreadUtils-StatisticsManagerCleaner",
+    because = "RocketMQ 5.2.0's BrokerStatsManager starts a StatisticsManager whose cleaner thread nothing can stop:"
+        + " the executor is private and neither has a shutdown for it")
 class RocketMqStoreCompatibilityTest {
     private static final int COMMIT_LOG_FILE_SIZE = 64 * 1024;
     private static final int CONSUME_QUEUE_FILE_SIZE = 100 * 20;
@@ -146,8 +150,7 @@ class RocketMqStoreCompatibilityTest {
             assertEquals(1, byUniq.getMessageBufferList().size());
             byUniq.release();
         } finally {
-            rocketMq.shutdown();
-            rocketMq.getBrokerStatsManager().shutdown();   // its stats threads are not the store's to stop
+            RocketMqStoreShutdown.shutdown(rocketMq);
         }
     }
 
@@ -172,8 +175,7 @@ class RocketMqStoreCompatibilityTest {
             }
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> rocketMq.dispatchBehindBytes() == 0);
         } finally {
-            rocketMq.shutdown();
-            rocketMq.getBrokerStatsManager().shutdown();   // its stats threads are not the store's to stop
+            RocketMqStoreShutdown.shutdown(rocketMq);
         }
 
         MessageStore basalt = openBasalt();
