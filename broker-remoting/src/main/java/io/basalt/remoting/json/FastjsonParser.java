@@ -3,6 +3,7 @@ package io.basalt.remoting.json;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,22 @@ public final class FastjsonParser {
 
     /** Parses JSON text; anything but whitespace after the value is an error. */
     public static Object parse(String text) {
-        Cursor cursor = new Cursor(text);
+        return parse(text, true);
+    }
+
+    /**
+     * As {@link #parse(byte[], int, int)}, with objects as {@link java.util.HashMap}s, keys in no particular
+     * order: for a remoting header, parsed once per request, where the order does not matter.
+     */
+    public static Object parseUnordered(byte[] utf8, int offset, int length) {
+        if (length == 0) {
+            throw new JsonException("empty body, expected JSON");
+        }
+        return parse(new String(utf8, offset, length, StandardCharsets.UTF_8), false);
+    }
+
+    private static Object parse(String text, boolean ordered) {
+        Cursor cursor = new Cursor(text, ordered);
         Object value = cursor.value(0);
         cursor.skipWhitespace();
         if (cursor.pos != text.length()) {
@@ -58,10 +74,12 @@ public final class FastjsonParser {
     /** Recursive descent over one text; one instance per parse. */
     private static final class Cursor {
         private final String text;
+        private final boolean ordered;
         private int pos;
 
-        Cursor(String text) {
+        Cursor(String text, boolean ordered) {
             this.text = text;
+            this.ordered = ordered;
         }
 
         Object value(int depth) {
@@ -91,7 +109,7 @@ public final class FastjsonParser {
 
         private Map<Object, Object> object(int depth) {
             pos++;
-            Map<Object, Object> map = new LinkedHashMap<>();
+            Map<Object, Object> map = ordered ? new LinkedHashMap<>() : new HashMap<>();
             skipWhitespace();
             if (peek() == '}') {
                 pos++;
@@ -233,6 +251,16 @@ public final class FastjsonParser {
                 } else {
                     break;
                 }
+            }
+            int length = pos - start;
+            if (integral && length > 0 && length <= 18 && !(length == 1 && text.charAt(start) == '-')) {
+                // fits a long whatever the digits: no BigInteger for the ints every header carries
+                boolean negative = text.charAt(start) == '-';
+                long value = 0;
+                for (int i = negative ? start + 1 : start; i < pos; i++) {
+                    value = value * 10 + (text.charAt(i) - '0');
+                }
+                return negative ? -value : value;
             }
             String digits = text.substring(start, pos);
             try {

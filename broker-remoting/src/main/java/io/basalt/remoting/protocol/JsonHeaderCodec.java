@@ -21,11 +21,28 @@ import java.util.Map;
  */
 final class JsonHeaderCodec {
 
+    /** Most headers are a few hundred characters; a builder grown past this is not kept for the next. */
+    private static final int KEPT_BUILDER_CAPACITY = 16 * 1024;
+    /** Every response and request is encoded through one: one builder per encoding thread, reused. */
+    private static final ThreadLocal<StringBuilder> BUILDER = ThreadLocal.withInitial(() -> new StringBuilder(512));
+
     private JsonHeaderCodec() {
     }
 
     static void encode(RemotingCommand cmd, ByteWriter out) {
-        StringBuilder json = new StringBuilder(256);
+        StringBuilder json = BUILDER.get();
+        json.setLength(0);
+        try {
+            encode(cmd, json);
+            out.writeUtf8(json);
+        } finally {
+            if (json.capacity() > KEPT_BUILDER_CAPACITY) {
+                BUILDER.remove();
+            }
+        }
+    }
+
+    private static void encode(RemotingCommand cmd, StringBuilder json) {
         json.append("{\"code\":");
         FastjsonWriter.writeLong(json, cmd.code());
         Map<String, String> extFields = cmd.extFields();
@@ -46,13 +63,12 @@ final class JsonHeaderCodec {
         json.append(",\"serializeTypeCurrentRPC\":\"JSON\",\"version\":");
         FastjsonWriter.writeLong(json, cmd.version());
         json.append('}');
-        out.writeUtf8(json);
     }
 
     static RemotingCommand decode(byte[] bytes, int offset, int length) throws RemotingCommandException {
         Object tree;
         try {
-            tree = FastjsonParser.parse(bytes, offset, length);
+            tree = FastjsonParser.parseUnordered(bytes, offset, length);
         } catch (JsonException e) {
             throw new RemotingCommandException("JSON header does not parse: " + e.getMessage(), e);
         }
@@ -95,9 +111,14 @@ final class JsonHeaderCodec {
         return cmd;
     }
 
+    @SuppressWarnings("unchecked")
     private static HashMap<String, String> readMap(Object value) throws RemotingCommandException {
         if (!(value instanceof Map<?, ?> entries)) {
             throw new RemotingCommandException("extFields is not an object");
+        }
+        if (entries instanceof HashMap<?, ?> parsed && onlyStrings(parsed)) {
+            // the usual header: every key and value a string; the parser's map is the command's
+            return (HashMap<String, String>) parsed;
         }
         HashMap<String, String> map = new HashMap<>();
         for (Map.Entry<?, ?> entry : entries.entrySet()) {
@@ -107,6 +128,15 @@ final class JsonHeaderCodec {
             }
         }
         return map;
+    }
+
+    private static boolean onlyStrings(Map<?, ?> entries) {
+        for (Map.Entry<?, ?> entry : entries.entrySet()) {
+            if (!(entry.getKey() instanceof String) || !(entry.getValue() instanceof String)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A string, number or boolean as the text fastjson gives a String field for it. */
