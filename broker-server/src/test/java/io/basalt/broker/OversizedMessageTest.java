@@ -1,5 +1,7 @@
 package io.basalt.broker;
 
+import io.basalt.broker.processor.SendRequests;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,7 +9,6 @@ import io.basalt.broker.config.BrokerConfiguration;
 import io.basalt.remoting.netty.NettyClientConfig;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.remoting.protocol.RemotingCommand;
-import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.commitlog.RecordFormat;
 import java.nio.file.Path;
@@ -70,17 +71,6 @@ class OversizedMessageTest {
     }
 
     private static RemotingCommand send(int bodySize) {
-        RemotingCommand r = RemotingCommand.request(RequestCode.SEND_MESSAGE_V2);
-        r.putExtField("a", "pg");
-        r.putExtField("b", "T");
-        r.putExtField("c", "TBW102");
-        r.putExtField("d", "4");
-        r.putExtField("e", "0");
-        r.putExtField("f", "0");
-        r.putExtField("g", Long.toString(System.currentTimeMillis()));
-        r.putExtField("h", "0");
-        r.putExtField("i", "");
-        r.setBody(new byte[bodySize]);
-        return r;
+        return SendRequests.sendV2("T", "", new byte[bodySize]);
     }
 }

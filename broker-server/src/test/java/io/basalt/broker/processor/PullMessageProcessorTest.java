@@ -88,18 +88,7 @@ class PullMessageProcessorTest {
     }
 
     private RemotingCommand sendRequest(String tag, String body) {
-        RemotingCommand r = RemotingCommand.request(RequestCode.SEND_MESSAGE_V2);
-        r.putExtField("a", "pg");
-        r.putExtField("b", "T");
-        r.putExtField("c", "TBW102");
-        r.putExtField("d", "4");
-        r.putExtField("e", "0");
-        r.putExtField("f", "0");
-        r.putExtField("g", Long.toString(System.currentTimeMillis()));
-        r.putExtField("h", "0");
-        r.putExtField("i", "TAGS\u0001" + tag + "\u0002");
-        r.setBody(body.getBytes(StandardCharsets.UTF_8));
-        return r;
+        return SendRequests.sendV2("T", "TAGS\u0001" + tag + "\u0002", body.getBytes(StandardCharsets.UTF_8));
     }
 
     private RemotingCommand pullRequest(long offset) {
