@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 
@@ -235,6 +236,8 @@ public final class MessageStore implements AutoCloseable {
             index.deleteFilesEndingAtOrAfter(checkpoint.indexMsgTimestamp());
         }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
+        queues.destroyLeftoversOfDeletedTopics();
+        queues.deletedTopics().forgetBelow(min);
         if (crashed && firstRecovered[0] >= 0 && firstRecovered[0] < resume) {
             // after a crash, queue and index tails that were never flushed are rebuilt from the
             // CommitLog's recovery point on; a clean shutdown flushed them, so their own end is trusted
@@ -593,6 +596,51 @@ public final class MessageStore implements AutoCloseable {
         retiredDispatcherErrors += old.errorCount();
         reput = next;
         next.start();
+    }
+
+    // ---- topics -------------------------------------------------------------------------------------
+
+    /**
+     * Deletes {@code topics} from the store, as RocketMQ's deleteTopics does: each topic's
+     * ConsumeQueues (files and directories) and queue-offset counters go, so a topic created again
+     * starts empty at offset 0; its CommitLog records stay until retention removes them, and its index
+     * keys stay. Unlike RocketMQ, the deletion is recorded durably first (with the CommitLog end at
+     * that moment) so that no restart, clean or after a crash, re-dispatches the old records into new
+     * queues. Readers in the middle of a pull get no entries or their held slices (the CommitLog is
+     * untouched), never an unmapped buffer. The dispatcher is paused meanwhile. Returns how many of
+     * the topics had queues. Thread-safe; blocks puts only while the counters are removed.
+     */
+    public synchronized int deleteTopics(Set<String> topics) throws IOException {
+        if (state != State.RUNNING) {
+            throw new IllegalStateException("MessageStore not running, state " + state);
+        }
+        if (topics.isEmpty()) {
+            return 0;
+        }
+        ReputMessageService old = reput;
+        // the dispatcher writes the queues; stopped, it is not in the middle of a queue being destroyed
+        old.shutdown();
+        int deleted = 0;
+        try {
+            long deletedAt = commitLog.retireQueueOffsets(topics);
+            queues.deletedTopics().record(topics, deletedAt);
+            for (String topic : topics) {
+                int destroyed = queues.destroyTopic(topic);
+                if (destroyed > 0) {
+                    deleted++;
+                }
+                LOG.info("Topic {} deleted from the store at CommitLog offset {}: {} consume queues destroyed",
+                        topic, deletedAt, destroyed);
+            }
+            queues.deletedTopics().forgetBelow(commitLog.minOffset());
+        } finally {
+            ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
+                    old.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop);
+            retiredDispatcherErrors += old.errorCount();
+            reput = next;
+            next.start();
+        }
+        return deleted;
     }
 
     // ---- state --------------------------------------------------------------------------------------

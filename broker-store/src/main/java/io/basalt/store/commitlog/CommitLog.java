@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -558,6 +559,25 @@ public final class CommitLog {
             files.truncateDirtyFiles(physicalOffset);
             checkpoint.physicRecoveryOffset(Math.min(flushedOffset(), physicalOffset));
             LOG.warn("CommitLog truncated from {} to {} ({} bytes cut)", before, physicalOffset, before - physicalOffset);
+        } finally {
+            putLock.unlock();
+        }
+    }
+
+    /**
+     * A topic deletion: forgets the queue-offset counters of {@code topics} under the put lock and
+     * returns the end of what was appended then. Every record of those topics below the returned
+     * offset belongs to the deleted topic; any record at or after it was numbered from 0 again.
+     */
+    public long retireQueueOffsets(Set<String> topics) throws IOException {
+        if (!putLock.tryLock(Long.MAX_VALUE, clockMs)) {
+            throw new IOException("interrupted while deleting topics " + topics);
+        }
+        try {
+            for (String topic : topics) {
+                queueOffsets.removeTopic(topic);
+            }
+            return files.appendedOffset();
         } finally {
             putLock.unlock();
         }

@@ -44,6 +44,28 @@ public final class QueueOffsetTable {
         table.remove(key(topic, queueId));
     }
 
+    /**
+     * Forgets every queue of {@code topic} (the topic was deleted): the next put to it gets offset 0.
+     * Keys are {@code topic-queueId}, so only keys whose rest after {@code topic-} is a queue id match.
+     * Put lock held, so no put of the topic is between taking and advancing its counter.
+     */
+    void removeTopic(String topic) {
+        String prefix = topic + '-';
+        table.keySet().removeIf(k -> k.startsWith(prefix) && isQueueId(k.substring(prefix.length())));
+    }
+
+    private static boolean isQueueId(String s) {
+        if (s.isEmpty() || s.length() > 10) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (!Character.isDigit(s.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A snapshot of all counters, key {@code topic-queueId}. */
     public Map<String, Long> snapshot() {
         Map<String, Long> copy = new HashMap<>();

@@ -29,23 +29,27 @@ public final class ConsumeQueueStore implements Closeable {
 
     private final Path dir;
     private final int fileSize;
+    private final DeletedTopics deletedTopics;
     private final ConcurrentMap<String, ConcurrentMap<Integer, ConsumeQueue>> queues = new ConcurrentHashMap<>();
     /** Writer thread only: queues with appended, uncommitted entries. */
     private final Set<ConsumeQueue> uncommitted = new LinkedHashSet<>();
 
-    private ConsumeQueueStore(Path dir, int fileSize) {
+    private ConsumeQueueStore(Path dir, int fileSize, DeletedTopics deletedTopics) {
         this.dir = dir;
         this.fileSize = fileSize;
+        this.deletedTopics = deletedTopics;
     }
 
     /**
      * Opens {@code consumeQueueDir} (RocketMQ: {@code <storePathRootDir>/consumequeue}) and loads every
-     * queue found in it. {@code mappedFileSizeConsumeQueue} is rounded up to a multiple of 20, as
+     * queue found in it, and the record of deleted topics next to it ({@link DeletedTopics#FILE_NAME}
+     * in the store root). {@code mappedFileSizeConsumeQueue} is rounded up to a multiple of 20, as
      * RocketMQ does.
      */
     public static ConsumeQueueStore open(Path consumeQueueDir, int mappedFileSizeConsumeQueue) throws IOException {
         int fileSize = fileSizeFor(mappedFileSizeConsumeQueue);
-        ConsumeQueueStore store = new ConsumeQueueStore(consumeQueueDir, fileSize);
+        DeletedTopics deleted = DeletedTopics.open(consumeQueueDir.resolveSibling(DeletedTopics.FILE_NAME));
+        ConsumeQueueStore store = new ConsumeQueueStore(consumeQueueDir, fileSize, deleted);
         Files.createDirectories(consumeQueueDir);
         try (DirectoryStream<Path> topics = Files.newDirectoryStream(consumeQueueDir, Files::isDirectory)) {
             for (Path topicDir : topics) {
@@ -80,6 +84,55 @@ public final class ConsumeQueueStore implements Closeable {
 
     public int fileSize() {
         return fileSize;
+    }
+
+    /** The topics deleted while their records are still in the CommitLog (the dispatcher skips those records). */
+    public DeletedTopics deletedTopics() {
+        return deletedTopics;
+    }
+
+    /**
+     * Removes every queue of {@code topic} from the table and deletes its files and directories.
+     * Returns the number of queues destroyed. Writer thread (the dispatcher stopped): a reader in the
+     * middle of a read gets no entries (the files' channels are closed), never a crash; slices of the
+     * CommitLog it already holds stay valid, the CommitLog being untouched.
+     */
+    public int destroyTopic(String topic) throws IOException {
+        Map<Integer, ConsumeQueue> byId = queues.remove(topic);
+        if (byId == null) {
+            return 0;
+        }
+        uncommitted.removeAll(byId.values());
+        Closeables.closeAll(byId.values(), ConsumeQueue::destroy);
+        Path topicDir = dir.resolve(topic);
+        try (DirectoryStream<Path> rest = Files.newDirectoryStream(topicDir)) {
+            if (!rest.iterator().hasNext()) {
+                Files.delete(topicDir);
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            // no directory left
+        }
+        return byId.size();
+    }
+
+    /**
+     * Start-up, after {@link #recover()}: destroys the queues of deleted topics that hold only records
+     * of the deleted topic (a crash interrupted the deletion after it was recorded). A queue with an
+     * entry at or after the deletion offset belongs to the topic created again and stays.
+     */
+    public void destroyLeftoversOfDeletedTopics() throws IOException {
+        for (Map.Entry<String, Long> deleted : deletedTopics.all().entrySet()) {
+            Map<Integer, ConsumeQueue> byId = queues.get(deleted.getKey());
+            if (byId == null) {
+                continue;
+            }
+            boolean allOld = byId.values().stream().allMatch(q -> q.maxPhysicalOffset() <= deleted.getValue());
+            if (allOld) {
+                LOG.warn("Topic {} was deleted at CommitLog offset {} but {} of its consume queues are still there: "
+                        + "deleting them", deleted.getKey(), deleted.getValue(), byId.size());
+                destroyTopic(deleted.getKey());
+            }
+        }
     }
 
     /** The queue, or null if it has never been written. */

@@ -38,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * and re-dispatches from there (other queues skip what they already hold). Only if those records are
  * no longer in the CommitLog are the missing entries filled with placeholders.
  *
+ * <p><b>Deleted topics.</b> A record of a topic deleted at a later CommitLog offset
+ * ({@link DeletedTopics}) gets no ConsumeQueue entry (its index keys are still built, as RocketMQ
+ * leaves the index of a deleted topic alone).
+ *
  * <p><b>Durability-critical.</b> An unexpected error of a round (a bug, not a bad record) also stops
  * dispatch with an alarm and goes to the error policy the store gives it, its fail-stop: the store
  * turns read-only at once rather than acknowledging puts that consumers would never see.
@@ -237,7 +241,8 @@ public final class ReputMessageService extends ServiceThread {
         DispatchRequest r = new DispatchRequest(c.topic(), c.queueId(), offset, c.size(), c.tagsCode(),
                 c.storeTimestamp(), c.queueOffset(), c.keys(), c.uniqKey(), c.sysFlag());
         try {
-            if (r.goesToConsumeQueue()) {
+            // a record of a deleted topic gets no entry: the topic created again starts empty
+            if (r.goesToConsumeQueue() && !consumeQueues.deletedTopics().covers(r.topic(), offset)) {
                 ConsumeQueue queue = consumeQueues.findOrCreate(r.topic(), r.queueId());
                 ConsumeQueue.PutResult result = consumeQueues.append(queue, r);
                 if (result == ConsumeQueue.PutResult.GAP) {
