@@ -16,9 +16,12 @@ import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,19 +106,48 @@ public final class TopicAdminProcessor extends ImmediateAdminProcessor {
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }
 
-    private RemotingCommand deleteTopic(RequestFields fields, RequestContext context) throws IOException {
+    /**
+     * RocketMQ 5.2.0's deleteTopic: first the POP retry topics of every group with offsets on the topic
+     * ({@code %RETRY%<group>+<topic>}, {@code %RETRY%<group>_<topic>}) that exist, then the topic; each
+     * loses its config, its consumer offsets and its consume queues and queue-offset counters in the
+     * store, whether or not its config was there. The CommitLog records age out with retention.
+     */
+    private synchronized RemotingCommand deleteTopic(RequestFields fields, RequestContext context) throws IOException {
         String topic = fields.string("topic");
-        if (topic == null) {
+        if (topic == null || topic.isBlank()) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "The specified topic is blank.");
         }
         if (isSystemTopic(topic)) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "The topic[" + topic + "] is conflict with system topic.");
         }
-        if (topics.delete(topic)) {
-            offsets.removeTopic(topic);
-            log.info("topic {} deleted by {}", topic, context.remoteAddress());
+        List<String> toDelete = new ArrayList<>();
+        for (String group : offsets.groupsOf(topic)) {
+            for (String popRetry : List.of(popRetryTopicV2(topic, group), popRetryTopicV1(topic, group))) {
+                if (topics.get(popRetry) != null) {
+                    toDelete.add(popRetry);
+                }
+            }
         }
+        toDelete.add(topic);
+        for (String deleted : toDelete) {
+            topics.delete(deleted);
+            offsets.removeTopic(deleted);
+        }
+        // a restart after the store dropped the queues must not find the old offsets of the topic
+        offsets.persist();
+        store.deleteTopics(new LinkedHashSet<>(toDelete));
+        log.info("topics {} deleted by {}", toDelete, context.remoteAddress());
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
+    }
+
+    /** RocketMQ's KeyBuilder.buildPopRetryTopic(topic, group, true). */
+    static String popRetryTopicV2(String topic, String group) {
+        return TopicValidator.RETRY_GROUP_TOPIC_PREFIX + group + "+" + topic;
+    }
+
+    /** RocketMQ's KeyBuilder.buildPopRetryTopicV1(topic, group). */
+    static String popRetryTopicV1(String topic, String group) {
+        return TopicValidator.RETRY_GROUP_TOPIC_PREFIX + group + "_" + topic;
     }
 
     private RemotingCommand allTopicConfig() {
