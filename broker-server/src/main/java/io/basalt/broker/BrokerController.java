@@ -311,6 +311,8 @@ public final class BrokerController {
         }
         started = true;
         store.load();
+        // a store RocketMQ wrote may hold state Basalt does not serve yet: say so at every start
+        new StoreOpeningInspection(configuration.store().rootDir(), store, offsets).logFindings();
         store.start();
         try {
             replication.start();

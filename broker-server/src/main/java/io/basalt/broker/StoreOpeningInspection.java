@@ -1,0 +1,300 @@
+package io.basalt.broker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.store.MessageStore;
+import io.basalt.store.StoredMessage;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Looks, once the store is loaded, for RocketMQ state in the store directory that Basalt does not serve
+ * yet, and logs one WARN per kind with how much there is and what happens to it: pending delay-level
+ * messages, undecided half (transaction) messages, timer messages, POP revive records, a RocksDB consume
+ * queue. Nothing is changed or deleted; the warnings come back at every start until the feature that
+ * serves the state exists. Read-only: it reads the store's queues and records through {@link MessageStore},
+ * the consumer offsets, and the files RocketMQ leaves (layouts: {@code scheduled-and-transactional}
+ * reference §1.5, §2.4, §4.2, §4.6; POP §1.8).
+ *
+ * <p>Runs once on the start-up thread, after {@link MessageStore#load()} and before anything is served.
+ */
+final class StoreOpeningInspection {
+    private static final Logger log = LoggerFactory.getLogger(StoreOpeningInspection.class);
+
+    static final String SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX";
+    static final String HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC";
+    static final String OP_HALF_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC";
+    static final String TRANSACTION_GROUP = "CID_RMQ_SYS_TRANS";
+    static final String TIMER_TOPIC = "rmq_sys_wheel_timer";
+    static final String REVIVE_TOPIC_PREFIX = "rmq_sys_REVIVE_LOG_";
+    static final String REVIVE_GROUP = "CID_RMQ_SYS_REVIVE_GROUP";
+    /** Op markers read at most per half queue: bounds the start-up cost; beyond it the estimate counts them as undecided. */
+    static final int MAX_OP_MARKERS_READ = 100_000;
+    /** {@code config/timercheck}: lastTimerQueueOffset, the next rmq_sys_wheel_timer offset not yet in the wheel. */
+    private static final int TIMERCHECK_QUEUE_OFFSET_POSITION = 16;
+
+    /** The kinds of state, one WARN each. */
+    enum Kind { SCHEDULE, HALF, TIMER, POP, ROCKSDB }
+
+    /** One kind of unserved state: how much, and the WARN line that says it. */
+    record Finding(Kind kind, long count, String message) {
+    }
+
+    private final Path storeRoot;
+    private final MessageStore store;
+    private final ConsumerOffsetManager offsets;
+
+    StoreOpeningInspection(Path storeRoot, MessageStore store, ConsumerOffsetManager offsets) {
+        this.storeRoot = storeRoot;
+        this.store = store;
+        this.offsets = offsets;
+    }
+
+    /** Inspects and logs one WARN per finding. */
+    void logFindings() {
+        for (Finding f : inspect()) {
+            log.warn(f.message());
+        }
+    }
+
+    /** What the store holds that Basalt does not serve; a kind with nothing pending is left out. */
+    List<Finding> inspect() {
+        List<Finding> found = new ArrayList<>();
+        for (Kind kind : Kind.values()) {
+            try {
+                Optional<Finding> f = switch (kind) {
+                    case SCHEDULE -> schedule();
+                    case HALF -> half();
+                    case TIMER -> timer();
+                    case POP -> pop();
+                    case ROCKSDB -> rocksDb();
+                };
+                f.ifPresent(found::add);
+            } catch (IOException e) {
+                // the inspection only informs: an unreadable file of a feature Basalt does not serve must not stop it
+                found.add(new Finding(kind, -1, "Could not inspect the store for RocketMQ " + kind.name().toLowerCase()
+                    + " state Basalt does not serve: " + e.getMessage()));
+            }
+        }
+        return found;
+    }
+
+    private Path consumeQueueDir() {
+        return storeRoot.resolve("consumequeue");
+    }
+
+    private Path configDir() {
+        return storeRoot.resolve("config");
+    }
+
+    /** Queue ids that have a directory under {@code consumequeue/<topic>/}. */
+    private Set<Integer> queueIds(String topic) throws IOException {
+        Set<Integer> ids = new TreeSet<>();
+        Path dir = consumeQueueDir().resolve(topic);
+        if (!Files.isDirectory(dir)) {
+            return ids;
+        }
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, Files::isDirectory)) {
+            for (Path p : entries) {
+                try {
+                    ids.add(Integer.parseInt(p.getFileName().toString()));
+                } catch (NumberFormatException e) {
+                    // not a queue directory; the store ignores it too
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** {@code committed} clamped into the queue's [min, max], as RocketMQ corrects a stored offset; absent (-1) is min. */
+    private long consumedUpTo(String topic, int queueId, long committed) {
+        long min = store.getMinOffsetInQueue(topic, queueId);
+        long max = store.getMaxOffsetInQueue(topic, queueId);
+        return Math.max(min, Math.min(max, committed < 0 ? min : committed));
+    }
+
+    /** Delay levels: SCHEDULE_TOPIC_XXXX queue (level − 1) entries beyond config/delayOffset.json's offset of the level. */
+    private Optional<Finding> schedule() throws IOException {
+        Set<Integer> queues = queueIds(SCHEDULE_TOPIC);
+        if (queues.isEmpty()) {
+            return Optional.empty();
+        }
+        JsonNode table = new JsonConfigFile(configDir().resolve("delayOffset.json")).load()
+            .map(n -> n.path("offsetTable")).orElse(null);
+        long pending = 0;
+        Set<Integer> levels = new TreeSet<>();
+        for (int queueId : queues) {
+            int level = queueId + 1;
+            JsonNode delivered = table == null ? null : table.get(Integer.toString(level));
+            long from = consumedUpTo(SCHEDULE_TOPIC, queueId, delivered == null ? 0 : delivered.asLong());
+            long n = store.getMaxOffsetInQueue(SCHEDULE_TOPIC, queueId) - from;
+            if (n > 0) {
+                pending += n;
+                levels.add(level);
+            }
+        }
+        if (pending == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new Finding(Kind.SCHEDULE, pending, pending + " schedule messages pending in " + SCHEDULE_TOPIC
+            + " (delay levels " + levels + ", beyond config/delayOffset.json): Basalt does not deliver delay levels yet;"
+            + " they stay stored and are not delivered"));
+    }
+
+    /**
+     * Half messages from CID_RMQ_SYS_TRANS's check offset on whose offsets no op marker (from the op
+     * offset on, at most {@link #MAX_OP_MARKERS_READ}) names: an estimate, since every check appends a
+     * copy of a half message that counts again and markers beyond the cap are not read.
+     */
+    private Optional<Finding> half() throws IOException {
+        long pending = 0;
+        for (int queueId : queueIds(HALF_TOPIC)) {
+            long from = consumedUpTo(HALF_TOPIC, queueId, offsets.queryOffset(TRANSACTION_GROUP, HALF_TOPIC, queueId));
+            long to = store.getMaxOffsetInQueue(HALF_TOPIC, queueId);
+            if (to <= from) {
+                continue;
+            }
+            Set<Long> decided = new HashSet<>();
+            long opFrom = consumedUpTo(OP_HALF_TOPIC, queueId, offsets.queryOffset(TRANSACTION_GROUP, OP_HALF_TOPIC, queueId));
+            long opTo = Math.min(store.getMaxOffsetInQueue(OP_HALF_TOPIC, queueId), opFrom + MAX_OP_MARKERS_READ);
+            for (long op = opFrom; op < opTo; op++) {
+                long physicalOffset = store.getCommitLogOffsetInQueue(OP_HALF_TOPIC, queueId, op);
+                StoredMessage marker = physicalOffset < 0 ? null : store.lookMessageByOffset(physicalOffset);
+                if (marker == null) {
+                    continue;
+                }
+                // 5.x: "17,18,21,"; 4.9: "17"
+                for (String s : new String(marker.body(), StandardCharsets.UTF_8).split(",")) {
+                    try {
+                        long halfOffset = Long.parseLong(s.trim());
+                        if (halfOffset >= from && halfOffset < to) {
+                            decided.add(halfOffset);
+                        }
+                    } catch (NumberFormatException e) {
+                        // not an offset; RocketMQ skips it too
+                    }
+                }
+            }
+            pending += to - from - decided.size();
+        }
+        if (pending <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new Finding(Kind.HALF, pending, "About " + pending + " half (prepared) transaction messages"
+            + " pending in " + HALF_TOPIC + " (an estimate: entries beyond " + TRANSACTION_GROUP + "'s check offset that no "
+            + OP_HALF_TOPIC + " marker decides; check copies count again): Basalt does not check transactions yet; they"
+            + " stay stored, are neither committed nor rolled back, and their producers get no CHECK_TRANSACTION_STATE"));
+    }
+
+    /**
+     * Timer messages: those the wheel holds (config/timermetrics counts them per topic) plus the
+     * rmq_sys_wheel_timer entries not yet enqueued into it (beyond config/timercheck's queue offset).
+     */
+    private Optional<Finding> timer() throws IOException {
+        boolean wheel = Files.exists(storeRoot.resolve("timerwheel"));
+        boolean timerLog = Files.isDirectory(storeRoot.resolve("timerlog"));
+        Set<Integer> queues = queueIds(TIMER_TOPIC);
+        if (!wheel && !timerLog && queues.isEmpty()) {
+            return Optional.empty();
+        }
+        long inWheel = 0;
+        Optional<JsonNode> metrics = new JsonConfigFile(configDir().resolve("timermetrics")).load();
+        if (metrics.isPresent()) {
+            for (JsonNode topic : metrics.get().path("timingCount")) {
+                inWheel += Math.max(0, topic.path("count").asLong());
+            }
+        }
+        long enqueued = timerCheckQueueOffset();
+        long notEnqueued = 0;
+        for (int queueId : queues) {
+            notEnqueued += store.getMaxOffsetInQueue(TIMER_TOPIC, queueId) - consumedUpTo(TIMER_TOPIC, queueId, enqueued);
+        }
+        long pending = inWheel + notEnqueued;
+        if (pending == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new Finding(Kind.TIMER, pending, pending + " timer messages pending (" + inWheel
+            + " in the timer wheel per config/timermetrics, " + notEnqueued + " in " + TIMER_TOPIC
+            + " not yet enqueued per config/timercheck): Basalt has no timer wheel yet; they stay stored and are not"
+            + " delivered, and timerwheel and timerlog/ are left as they are"));
+    }
+
+    /** config/timercheck's lastTimerQueueOffset, or -1 (from the queue's start) without the file. */
+    private long timerCheckQueueOffset() throws IOException {
+        Path check = configDir().resolve("timercheck");
+        if (!Files.exists(check)) {
+            return -1;
+        }
+        try (FileChannel ch = FileChannel.open(check, StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate(8);
+            while (b.hasRemaining()) {
+                if (ch.read(b, TIMERCHECK_QUEUE_OFFSET_POSITION + b.position()) < 0) {
+                    throw new IOException(check + " is shorter than " + (TIMERCHECK_QUEUE_OFFSET_POSITION + 8) + " bytes");
+                }
+            }
+            return b.getLong(0);
+        }
+    }
+
+    /** POP: revive-topic records (CKs and ACKs) beyond CID_RMQ_SYS_REVIVE_GROUP's offset, over every revive topic. */
+    private Optional<Finding> pop() throws IOException {
+        Set<String> reviveTopics = new TreeSet<>();
+        if (Files.isDirectory(consumeQueueDir())) {
+            try (DirectoryStream<Path> topics = Files.newDirectoryStream(consumeQueueDir(),
+                p -> Files.isDirectory(p) && p.getFileName().toString().startsWith(REVIVE_TOPIC_PREFIX))) {
+                topics.forEach(p -> reviveTopics.add(p.getFileName().toString()));
+            }
+        }
+        long pending = 0;
+        for (String topic : reviveTopics) {
+            for (int queueId : queueIds(topic)) {
+                pending += store.getMaxOffsetInQueue(topic, queueId)
+                    - consumedUpTo(topic, queueId, offsets.queryOffset(REVIVE_GROUP, topic, queueId));
+            }
+        }
+        if (pending == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new Finding(Kind.POP, pending, pending + " POP revive records (checkpoints and acks) in "
+            + reviveTopics + " beyond " + REVIVE_GROUP + "'s revive offset: Basalt does not serve POP yet; messages popped"
+            + " and not acked are not revived (delivered again), and the records stay stored"));
+    }
+
+    /** A RocksDB consume queue (storeType=defaultRocksDB) keeps its database files directly in consumequeue/. */
+    private Optional<Finding> rocksDb() throws IOException {
+        if (!Files.isDirectory(consumeQueueDir())) {
+            return Optional.empty();
+        }
+        long files = 0;
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(consumeQueueDir(), Files::isRegularFile)) {
+            for (Path p : entries) {
+                String name = p.getFileName().toString();
+                if (name.equals("CURRENT") || name.startsWith("MANIFEST-") || name.startsWith("OPTIONS-")
+                    || name.endsWith(".sst")) {
+                    files++;
+                }
+            }
+        }
+        if (files == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new Finding(Kind.ROCKSDB, files, "consumequeue/ holds a RocksDB consume queue (" + files
+            + " RocksDB files, storeType=defaultRocksDB): Basalt reads only file consume queues; it leaves these files"
+            + " alone and builds file consume queues from the CommitLog, so what the CommitLog still holds is served"
+            + " from those"));
+    }
+}
