@@ -39,6 +39,8 @@ import io.basalt.broker.processor.SendMessageProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
 import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
+import io.basalt.broker.stats.GroupGetStats;
+import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
@@ -96,6 +98,7 @@ public final class BrokerController {
     private final ScheduledExecutorService scheduler;
     private final Replication replication;
     private final BrokerCounters counters;
+    private final GroupGetStats groupGets;
     private final List<MetricsSources.ExecutorSource> executorSources = new ArrayList<>();
     private final BrokerMetrics metrics;
     private final MetricsService metricsService;
@@ -130,7 +133,8 @@ public final class BrokerController {
                 return errors;
             }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
-        this.counters = new BrokerCounters(metrics);
+        this.groupGets = new GroupGetStats(System::currentTimeMillis);
+        this.counters = new BrokerCounters(metrics, groupGets);
         store.setFlushObserver(metrics.flushObserver());
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
@@ -270,7 +274,7 @@ public final class BrokerController {
         register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store),
             RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
             RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
-        register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store),
+        register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store, groupGets),
             RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
             RequestCode.GET_CONSUMER_RUNNING_INFO, RequestCode.CONSUME_MESSAGE_DIRECTLY);
         register(admin, new SubscriptionGroupAdminProcessor(subscriptionGroups, offsets),
@@ -326,6 +330,8 @@ public final class BrokerController {
             offsetPeriodMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("sampling consumer group stats", groupGets::sample),
+            StatsItem.SAMPLE_INTERVAL_MS, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         remotingServer.start();
         metricsService.start();
         // once listening, so that the NameServers route clients to a broker that answers

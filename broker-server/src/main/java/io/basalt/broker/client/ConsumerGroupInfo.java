@@ -11,9 +11,13 @@ import io.basalt.remoting.processor.RemotingConnection;
  * The live members of one consumer group and the subscriptions they registered by heartbeat. Thread-safe.
  */
 public final class ConsumerGroupInfo {
-    /** A member: its client id, where it connects from, and when it was last heard of. */
+    /**
+     * A member: its client id, where it connects from, when it was last heard of, and the {@code language}
+     * (a LanguageCode name) and {@code version} (RocketMQ's MQVersion ordinal) of its last heartbeat request.
+     */
     public record Member(String clientId, String remoteAddress, String consumeType, String messageModel,
-                         String consumeFromWhere, long lastUpdateMillis, RemotingConnection connection) {
+                         String consumeFromWhere, long lastUpdateMillis, RemotingConnection connection,
+                         String language, int version) {
         /** False once the member's connection closed (a member without a known connection counts as open). */
         boolean connected() {
             return connection == null || connection.isActive();

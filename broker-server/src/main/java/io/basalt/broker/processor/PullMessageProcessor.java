@@ -148,7 +148,7 @@ public final class PullMessageProcessor implements RequestProcessor {
                 }
             }
             if (result.status() == GetMessageStatus.FOUND) {
-                counters.got(result.messageCount());
+                counters.got(topic, h.getConsumerGroup(), result.messageCount());
             }
             RemotingCommand response = respond(result, offset, suggestedBrokerId(result));
             handedOver = response.bodySlices() != null;
