@@ -54,6 +54,7 @@ import io.basalt.broker.namesrv.ReplicationView;
 import io.basalt.remoting.netty.NettyClientConfig;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.common.concurrent.DaemonThreads;
@@ -116,7 +117,8 @@ public final class BrokerController {
         this.offsets = offsets;
         this.subscriptionGroups = subscriptionGroups;
         BrokerConfig broker = configuration.broker();
-        this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis);
+        this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis, group ->
+            subscriptionGroups.get(group).map(SubscriptionGroupConfig::notifyConsumerIdsChangedEnable).orElse(true));
         this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
         store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) ->
             pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode));

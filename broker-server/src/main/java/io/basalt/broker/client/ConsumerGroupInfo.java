@@ -27,6 +27,8 @@ public final class ConsumerGroupInfo {
     private final String groupName;
     private final ConcurrentMap<String, Member> members = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, SubscriptionData> subscriptions = new ConcurrentHashMap<>();
+    /** The message model of the group's latest heartbeat, as RocketMQ's ConsumerGroupInfo keeps it. */
+    private volatile String messageModel;
 
     ConsumerGroupInfo(String groupName) {
         this.groupName = groupName;
@@ -39,6 +41,7 @@ public final class ConsumerGroupInfo {
     /** Records a heartbeat; true when the member is new. */
     boolean register(Member member, List<SubscriptionData> subs) {
         boolean added = members.put(member.clientId(), member) == null;
+        messageModel = member.messageModel();
         for (SubscriptionData s : subs) {
             subscriptions.merge(s.topic(), s, (old, now) -> now.subVersion() >= old.subVersion() ? now : old);
         }
@@ -66,6 +69,11 @@ public final class ConsumerGroupInfo {
 
     public boolean isEmpty() {
         return members.isEmpty();
+    }
+
+    /** {@code CLUSTERING} or {@code BROADCASTING}, as the group's latest heartbeat said; null before any. */
+    public String messageModel() {
+        return messageModel;
     }
 
     public SubscriptionData subscription(String topic) {
