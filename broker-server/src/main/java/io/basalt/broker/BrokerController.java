@@ -39,6 +39,8 @@ import io.basalt.broker.processor.SendMessageProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
 import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
+import io.basalt.broker.stats.GroupGetStats;
+import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
@@ -52,6 +54,7 @@ import io.basalt.broker.namesrv.ReplicationView;
 import io.basalt.remoting.netty.NettyClientConfig;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.common.concurrent.DaemonThreads;
@@ -96,6 +99,7 @@ public final class BrokerController {
     private final ScheduledExecutorService scheduler;
     private final Replication replication;
     private final BrokerCounters counters;
+    private final GroupGetStats groupGets;
     private final List<MetricsSources.ExecutorSource> executorSources = new ArrayList<>();
     private final BrokerMetrics metrics;
     private final MetricsService metricsService;
@@ -113,7 +117,8 @@ public final class BrokerController {
         this.offsets = offsets;
         this.subscriptionGroups = subscriptionGroups;
         BrokerConfig broker = configuration.broker();
-        this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis);
+        this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis, group ->
+            subscriptionGroups.get(group).map(SubscriptionGroupConfig::notifyConsumerIdsChangedEnable).orElse(true));
         this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
         store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) ->
             pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode));
@@ -130,7 +135,8 @@ public final class BrokerController {
                 return errors;
             }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
-        this.counters = new BrokerCounters(metrics);
+        this.groupGets = new GroupGetStats(System::currentTimeMillis);
+        this.counters = new BrokerCounters(metrics, groupGets);
         store.setFlushObserver(metrics.flushObserver());
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
@@ -270,7 +276,7 @@ public final class BrokerController {
         register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store),
             RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
             RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
-        register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store),
+        register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store, groupGets),
             RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
             RequestCode.GET_CONSUMER_RUNNING_INFO, RequestCode.CONSUME_MESSAGE_DIRECTLY);
         register(admin, new SubscriptionGroupAdminProcessor(subscriptionGroups, offsets),
@@ -328,6 +334,8 @@ public final class BrokerController {
             offsetPeriodMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("sampling consumer group stats", groupGets::sample),
+            StatsItem.SAMPLE_INTERVAL_MS, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         remotingServer.start();
         metricsService.start();
         // once listening, so that the NameServers route clients to a broker that answers

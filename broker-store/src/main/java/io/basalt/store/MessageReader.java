@@ -66,6 +66,29 @@ final class MessageReader {
         }
     }
 
+    /**
+     * RocketMQ's estimate of whether the message at logical {@code consumeQueueOffset} is still in the page
+     * cache: its CommitLog position is at most {@link ReadLimits#memoryBytes()} behind the log end
+     * ({@code estimateInMemByCommitOffset}, and 4.x's {@code checkInDiskByConsumeOffset} negated). False when
+     * the queue has no readable entry there.
+     */
+    boolean isInMemory(String topic, int queueId, long consumeQueueOffset) {
+        ConsumeQueue queue = queues.find(topic, queueId);
+        if (queue == null || consumeQueueOffset < queue.minOffset() || consumeQueueOffset >= queue.maxOffset()) {
+            return false;
+        }
+        ConsumeQueueEntry entry;
+        try {
+            entry = queue.entry(consumeQueueOffset);
+        } catch (UncheckedIOException e) {
+            return false;
+        }
+        if (entry == null || entry.isPlaceholder()) {
+            return false;
+        }
+        return log.maxOffset() - entry.physicalOffset() <= limits.memoryBytes();
+    }
+
     private GetMessageResult read(ConsumeQueue queue, long offset, int maxMsgNums, MessageFilter filter,
                                   long minOffset, long maxOffset) {
         ByteBuffer entries = entryBuffer.get();

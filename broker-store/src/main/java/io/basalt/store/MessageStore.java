@@ -420,6 +420,18 @@ public final class MessageStore implements AutoCloseable {
         return reader.getMessage(topic, queueId, offset, maxMsgNums, filter);
     }
 
+    /**
+     * Whether the message at logical {@code consumeQueueOffset} of (topic, queueId) counts as still in memory:
+     * its CommitLog position is within {@code accessMessageInMemoryMaxRatio} % of physical memory behind the
+     * CommitLog's end. False when there is no such message. Any thread.
+     */
+    public boolean isInMemory(String topic, int queueId, long consumeQueueOffset) {
+        if (state == State.STOPPED || topic == null) {
+            return false;
+        }
+        return reader.isInMemory(topic, queueId, consumeQueueOffset);
+    }
+
     public long getMinOffsetInQueue(String topic, int queueId) {
         ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.minOffset();

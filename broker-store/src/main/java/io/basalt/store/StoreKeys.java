@@ -102,7 +102,8 @@ public final class StoreKeys {
     public static final ConfigKey<Integer> MAX_TRANSFER_COUNT_ON_MESSAGE_IN_DISK = key("maxTransferCountOnMessageInDisk",
         SECTION, integer(1, 100_000), "8", "Most messages one pull returns from data on disk");
     public static final ConfigKey<Integer> ACCESS_MESSAGE_IN_MEMORY_MAX_RATIO = key("accessMessageInMemoryMaxRatio", SECTION,
-        integer(0, 100), "40", "Data within this percentage of physical memory behind the log end counts as in memory");
+        integer(0, 100), "40", "Data within this percentage of physical memory behind the log end counts as in memory: pulls of it get the"
+        + " in-memory transfer limits, and a new consumer group starts at offset 0 only while a queue's first message does");
 
     // Retention and disk space
     public static final ConfigKey<Integer> FILE_RESERVED_TIME = key("fileReservedTime", SECTION, integer(1, 87_600), "72",

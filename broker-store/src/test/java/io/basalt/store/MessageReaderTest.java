@@ -112,6 +112,23 @@ class MessageReaderTest {
     }
 
     @Test
+    void aMessageIsInMemoryWhileItIsWithinTheRatioOfMemoryBehindTheLogEnd() throws IOException {
+        put(100, null);
+        long behindEnd = log.maxOffset() - offsets.get(0);
+        // exactly as much memory as offset 0 is behind the end: still in memory; one byte less: on disk
+        ReadLimits justEnough = new ReadLimits(256 * 1024, 32, 64 * 1024, 8, 100, behindEnd);
+        ReadLimits oneByteShort = new ReadLimits(256 * 1024, 32, 64 * 1024, 8, 100, behindEnd - 1);
+        assertTrue(new MessageReader(queues, log, justEnough).isInMemory("T", 0, 0));
+        assertFalse(new MessageReader(queues, log, oneByteShort).isInMemory("T", 0, 0));
+        assertTrue(new MessageReader(queues, log, oneByteShort).isInMemory("T", 0, 99), "the newest message");
+        ReadLimits ratioZero = new ReadLimits(256 * 1024, 32, 64 * 1024, 8, 0, 1L << 40);
+        assertFalse(new MessageReader(queues, log, ratioZero).isInMemory("T", 0, 0));
+        MessageReader reader = new MessageReader(queues, log, IN_MEMORY);
+        assertFalse(reader.isInMemory("T", 0, 100), "no message at the max offset");
+        assertFalse(reader.isInMemory("Nope", 0, 0), "no such queue");
+    }
+
+    @Test
     void everyOutOfRangeStatus() throws IOException {
         MessageReader reader = new MessageReader(queues, log, IN_MEMORY);
         GetMessageResult none = reader.getMessage("Nope", 0, 0, 32, null);

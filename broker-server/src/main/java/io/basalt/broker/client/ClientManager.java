@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
@@ -23,10 +24,21 @@ public final class ClientManager {
     private final ConcurrentMap<String, ConcurrentMap<String, Long>> producerGroups = new ConcurrentHashMap<>();
     private final long channelExpiredTimeoutMs;
     private final LongSupplier clock;
+    private final Predicate<String> notifyEnabled;
 
+    /** A manager that tells every group of its membership changes. */
     public ClientManager(long channelExpiredTimeoutMs, LongSupplier clock) {
+        this(channelExpiredTimeoutMs, clock, group -> true);
+    }
+
+    /**
+     * @param notifyEnabled whether a group's members are told of its membership changes (the group's
+     *                      {@code notifyConsumerIdsChangedEnable}); asked on the thread that changed the group
+     */
+    public ClientManager(long channelExpiredTimeoutMs, LongSupplier clock, Predicate<String> notifyEnabled) {
         this.channelExpiredTimeoutMs = channelExpiredTimeoutMs;
         this.clock = clock;
+        this.notifyEnabled = notifyEnabled;
     }
 
     public long now() {
@@ -46,9 +58,15 @@ public final class ClientManager {
 
     /**
      * Tells every member of the group that membership changed (NOTIFY_CONSUMER_IDS_CHANGED, one-way), so
-     * they rebalance at once instead of at their next 20 s rebalance.
+     * they rebalance at once instead of at their next 20 s rebalance; nothing for a group whose
+     * {@code notifyConsumerIdsChangedEnable} is false (its members rebalance on their own schedule).
+     * RocketMQ skips the notification for such a group on heartbeats and unregistrations but still sends it
+     * when a member's channel closes; Basalt keeps quiet for it in every case.
      */
     private void notifyConsumerIdsChanged(ConsumerGroupInfo info) {
+        if (!notifyEnabled.test(info.groupName())) {
+            return;
+        }
         for (ConsumerGroupInfo.Member m : info.members()) {
             if (m.connection() == null || !m.connection().isActive()) {
                 continue;

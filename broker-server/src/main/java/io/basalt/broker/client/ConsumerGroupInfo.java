@@ -11,9 +11,13 @@ import io.basalt.remoting.processor.RemotingConnection;
  * The live members of one consumer group and the subscriptions they registered by heartbeat. Thread-safe.
  */
 public final class ConsumerGroupInfo {
-    /** A member: its client id, where it connects from, and when it was last heard of. */
+    /**
+     * A member: its client id, where it connects from, when it was last heard of, and the {@code language}
+     * (a LanguageCode name) and {@code version} (RocketMQ's MQVersion ordinal) of its last heartbeat request.
+     */
     public record Member(String clientId, String remoteAddress, String consumeType, String messageModel,
-                         String consumeFromWhere, long lastUpdateMillis, RemotingConnection connection) {
+                         String consumeFromWhere, long lastUpdateMillis, RemotingConnection connection,
+                         String language, int version) {
         /** False once the member's connection closed (a member without a known connection counts as open). */
         boolean connected() {
             return connection == null || connection.isActive();
@@ -23,6 +27,8 @@ public final class ConsumerGroupInfo {
     private final String groupName;
     private final ConcurrentMap<String, Member> members = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, SubscriptionData> subscriptions = new ConcurrentHashMap<>();
+    /** The message model of the group's latest heartbeat, as RocketMQ's ConsumerGroupInfo keeps it. */
+    private volatile String messageModel;
 
     ConsumerGroupInfo(String groupName) {
         this.groupName = groupName;
@@ -35,6 +41,7 @@ public final class ConsumerGroupInfo {
     /** Records a heartbeat; true when the member is new. */
     boolean register(Member member, List<SubscriptionData> subs) {
         boolean added = members.put(member.clientId(), member) == null;
+        messageModel = member.messageModel();
         for (SubscriptionData s : subs) {
             subscriptions.merge(s.topic(), s, (old, now) -> now.subVersion() >= old.subVersion() ? now : old);
         }
@@ -62,6 +69,11 @@ public final class ConsumerGroupInfo {
 
     public boolean isEmpty() {
         return members.isEmpty();
+    }
+
+    /** {@code CLUSTERING} or {@code BROADCASTING}, as the group's latest heartbeat said; null before any. */
+    public String messageModel() {
+        return messageModel;
     }
 
     public SubscriptionData subscription(String topic) {

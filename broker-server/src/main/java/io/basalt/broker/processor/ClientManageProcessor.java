@@ -85,6 +85,8 @@ public final class ClientManageProcessor implements RequestProcessor {
         }
         String remote = String.valueOf(context.remoteAddress());
         long now = clients.now();
+        // as RocketMQ's ClientChannelInfo: the client's language and version are the heartbeat request's own
+        String language = request.language() == null ? null : request.language().name();
         for (HeartbeatData.ConsumerData c : data.consumers()) {
             // as RocketMQ: a group that is not recorded (and may not be) is registered without a retry topic
             Optional<SubscriptionGroupConfig> group = subscriptionGroups.findOrAutoCreate(c.groupName());
@@ -99,7 +101,8 @@ public final class ClientManageProcessor implements RequestProcessor {
                     parsed.subVersion(), s.expressionType()));
             }
             clients.registerConsumer(c.groupName(), new ConsumerGroupInfo.Member(data.clientId(), remote,
-                c.consumeType(), c.messageModel(), c.consumeFromWhere(), now, context.connection()), subs);
+                c.consumeType(), c.messageModel(), c.consumeFromWhere(), now, context.connection(), language,
+                request.version()), subs);
         }
         for (String group : data.producerGroups()) {
             clients.registerProducer(group, data.clientId());

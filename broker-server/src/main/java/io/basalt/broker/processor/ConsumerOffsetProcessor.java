@@ -16,7 +16,7 @@ import io.basalt.store.MessageStore;
 /**
  * Offsets: QUERY_CONSUMER_OFFSET, UPDATE_CONSUMER_OFFSET (usually one-way), GET_MIN_OFFSET,
  * GET_MAX_OFFSET, SEARCH_OFFSET_BY_TIMESTAMP and GET_EARLIEST_MSG_STORETIME, with RocketMQ's rules
- * (a new group on a young queue starts at 0). Safe for concurrent calls.
+ * (a new group starts at 0 only while the queue's first message is still in memory). Safe for concurrent calls.
  */
 public final class ConsumerOffsetProcessor implements RequestProcessor {
     private final MessageStore store;
@@ -60,14 +60,24 @@ public final class ConsumerOffsetProcessor implements RequestProcessor {
         if (offset >= 0) {
             return offset(offset);
         }
-        Boolean setZero = f.bool("setZeroIfNotFound");
-        long min = store.getMinOffsetInQueue(topic, queueId);
-        long max = store.getMaxOffsetInQueue(topic, queueId);
-        if (!Boolean.FALSE.equals(setZero) && min <= 0 && max > 0) {
-            // RocketMQ: a new group on a queue whose first message is still there starts from 0.
+        if (Boolean.FALSE.equals(f.bool("setZeroIfNotFound"))) {
+            return RemotingCommand.response(ResponseCode.QUERY_NOT_FOUND, "Not found, do not set to zero, maybe this group boot first");
+        }
+        if (startsAtZero(topic, queueId)) {
             return offset(0);
         }
         return RemotingCommand.response(ResponseCode.QUERY_NOT_FOUND, "Not found, V3_0_6_SNAPSHOT maybe this group consumer boot first");
+    }
+
+    /**
+     * RocketMQ's first-offset rule for a group without a committed offset: it starts at 0 only while the queue
+     * still holds its first message and that message is still in memory (within {@code accessMessageInMemoryMaxRatio}
+     * % of physical memory behind the CommitLog's end). Otherwise the broker answers QUERY_NOT_FOUND and the client
+     * applies its {@code ConsumeFromWhere}: CONSUME_FROM_LAST_OFFSET, the default, then starts at the queue's end
+     * instead of replaying all the history the broker retains.
+     */
+    private boolean startsAtZero(String topic, int queueId) {
+        return store.getMinOffsetInQueue(topic, queueId) <= 0 && store.isInMemory(topic, queueId, 0);
     }
 
     private RemotingCommand update(RequestFields f, RequestContext context) throws RequestFields.BadRequestException {

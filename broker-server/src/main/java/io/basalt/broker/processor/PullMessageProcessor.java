@@ -148,7 +148,7 @@ public final class PullMessageProcessor implements RequestProcessor {
                 }
             }
             if (result.status() == GetMessageStatus.FOUND) {
-                counters.got(result.messageCount());
+                counters.got(topic, h.getConsumerGroup(), result.messageCount());
             }
             RemotingCommand response = respond(result, offset, suggestedBrokerId(result));
             handedOver = response.bodySlices() != null;
@@ -160,7 +160,10 @@ public final class PullMessageProcessor implements RequestProcessor {
         }
     }
 
-    /** RocketMQ's group checks, before the topic's: the group exists (or may be created) and may consume. */
+    /**
+     * RocketMQ's group checks, before the topic's: the group exists (or may be created), may consume, and may
+     * consume by broadcast if its consumers broadcast.
+     */
     private RemotingCommand checkGroup(String group) {
         Optional<SubscriptionGroupConfig> config;
         try {
@@ -179,7 +182,7 @@ public final class PullMessageProcessor implements RequestProcessor {
             response.putExtField("forbiddenType", Integer.toString(GROUP_FORBIDDEN));
             return response;
         }
-        return null;
+        return BroadcastPermission.refusal(config.get(), consumers.clients().consumerGroup(group));
     }
 
     private RemotingCommand safePull(PullMessageRequestHeader h, CompletableFuture<RemotingCommand> answer) {

@@ -10,9 +10,11 @@ import java.util.Set;
  * One consumer group's configuration, RocketMQ 5.2.0's {@code SubscriptionGroupConfig}: the element of
  * {@code subscriptionGroup.json} and of the subscription-group admin bodies. Immutable.
  *
- * <p>Basalt acts on {@code consumeEnable} (a disabled group's pulls are refused) and {@code retryQueueNums}
- * (queues of the group's {@code %RETRY%} topic); the other fields are stored and answered as given, so that
- * RocketMQ's tools and files round-trip.
+ * <p>Basalt acts on {@code consumeEnable} (a disabled group's pulls are refused), {@code consumeBroadcastEnable}
+ * (a broadcasting group's pulls are refused), {@code notifyConsumerIdsChangedEnable} (membership notifications),
+ * {@code retryQueueNums} (queues of the group's {@code %RETRY%} topic) and {@code retryMaxTimes} (send-back to the
+ * DLQ); README's Consumers section says which of the other fields act and why the rest are only stored and
+ * answered as given, so that RocketMQ's tools and files round-trip.
  *
  * @param groupRetryPolicy    RocketMQ's {@code GroupRetryPolicy} as a JSON object tree, kept as given
  *                            (default {@code {"type":"CUSTOMIZED"}})

@@ -47,12 +47,28 @@ class ClientManageProcessorTest {
     }
 
     private RemotingCommand heartbeat(String group) throws Exception {
+        return processor.processRequest(CONTEXT, heartbeatRequest(group)).get();
+    }
+
+    private static RemotingCommand heartbeatRequest(String group) {
         RemotingCommand request = RemotingCommand.request(RequestCode.HEART_BEAT);
         request.setBody(("{\"clientID\":\"127.0.0.1@1\",\"consumerDataSet\":[{\"consumeFromWhere\":\"CONSUME_FROM_LAST_OFFSET\","
             + "\"consumeType\":\"CONSUME_PASSIVELY\",\"groupName\":\"" + group + "\",\"messageModel\":\"CLUSTERING\","
             + "\"subscriptionDataSet\":[{\"subString\":\"*\",\"subVersion\":1,\"topic\":\"T\"}],\"unitMode\":false}],"
             + "\"producerDataSet\":[]}").getBytes(StandardCharsets.UTF_8));
-        return processor.processRequest(CONTEXT, request).get();
+        return request;
+    }
+
+    @Test
+    void aConsumerIsRecordedWithTheLanguageAndVersionOfItsHeartbeatRequest() throws Exception {
+        open(true);
+        RemotingCommand request = heartbeatRequest("hb_go");
+        request.setLanguage(io.basalt.remoting.protocol.LanguageCode.GO);
+        request.setVersion(453);
+        assertEquals(ResponseCode.SUCCESS, processor.processRequest(CONTEXT, request).get().code());
+        var member = clients.consumerGroup("hb_go").members().get(0);
+        assertEquals("GO", member.language());
+        assertEquals(453, member.version());
     }
 
     @Test

@@ -50,6 +50,7 @@ class PullMessageProcessorTest {
     SubscriptionGroupManager groups;
     TopicConfigManager topics;
     ConsumerOffsetManager offsets;
+    ClientManager clients;
     /** What the replication layer would name as the slave to suggest (-1: none in sync). */
     volatile long slaveInSync = -1;
     final RequestContext context = new RequestContext(null, new InetSocketAddress("127.0.0.1", 40000),
@@ -76,8 +77,9 @@ class PullMessageProcessorTest {
         BrokerCounters counters = new BrokerCounters();
         send = new SendMessageProcessor(host, () -> true, 64 * 1024, store, topics, counters);
         sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address(), () -> true);
-        pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups,
-            new ClientManager(120_000, System::currentTimeMillis), offsets), new LongPolling(hold, 20_000),
+        clients = new ClientManager(120_000, System::currentTimeMillis);
+        pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
+            new LongPolling(hold, 20_000),
             () -> slaveInSync, counters);
     }
 
@@ -273,6 +275,40 @@ class PullMessageProcessorTest {
         RemotingCommand found = pull.processRequest(context, pullRequest(0)).get();
         assertEquals(ResponseCode.SUCCESS, found.code(), "enabled again, the group consumes");
         found.releaseBody();
+    }
+
+    private void heartbeatAs(String messageModel) {
+        clients.registerConsumer("cg", new io.basalt.broker.client.ConsumerGroupInfo.Member("127.0.0.1@c1",
+            "/127.0.0.1:40000", "CONSUME_PASSIVELY", messageModel, "CONSUME_FROM_LAST_OFFSET", System.currentTimeMillis(),
+            null, "JAVA", 0), java.util.List.of(io.basalt.broker.client.SubscriptionData.ofTags("T", "TagA", 0)));
+    }
+
+    @Test
+    void aBroadcastingGroupWithBroadcastDisabledIsRefusedAndAClusteringOneReads() throws Exception {
+        send.processRequest(context, sendRequest("TagA", "first")).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        SubscriptionGroupConfig d = SubscriptionGroupConfig.defaults("cg");
+        groups.createOrUpdate(new SubscriptionGroupConfig("cg", true, true, false, false, d.retryQueueNums(),
+            d.retryMaxTimes(), d.groupRetryPolicy(), 0, 1, true, 0, 15, java.util.Set.of(), Map.of()));
+        heartbeatAs("BROADCASTING");
+
+        RemotingCommand refused = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.NO_PERMISSION, refused.code());
+        assertEquals("the consumer group[cg] can not consume by broadcast way", refused.remark());
+        assertNull(refused.bodySlices(), "no records go out");
+        assertEquals(Integer.toString(BroadcastPermission.BROADCASTING_DISABLE_FORBIDDEN),
+            refused.extFields().get("forbiddenType"));
+
+        heartbeatAs("CLUSTERING");
+        RemotingCommand found = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.SUCCESS, found.code(), "the group's latest heartbeat decides");
+        found.releaseBody();
+
+        groups.createOrUpdate(d);
+        heartbeatAs("BROADCASTING");
+        RemotingCommand allowed = pull.processRequest(context, pullRequest(0)).get();
+        assertEquals(ResponseCode.SUCCESS, allowed.code(), "consumeBroadcastEnable=true (the default) lets it read");
+        allowed.releaseBody();
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.basalt.broker.protocol.GroupList;
 import io.basalt.broker.protocol.MessageQueue;
 import io.basalt.broker.protocol.OffsetWrapper;
 import io.basalt.broker.protocol.SubscriptionData;
+import io.basalt.broker.stats.GroupGetStats;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.netty.RemotingTimeoutException;
@@ -37,8 +38,9 @@ import java.util.concurrent.CompletionException;
  * time of the last consumed message), GET_CONSUMER_CONNECTION_LIST and QUERY_TOPIC_CONSUME_BY_WHO; and
  * GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY, which it passes on to the consumer client
  * over that client's own connection and answers with the client's answer.
- * Basalt keeps no pull offsets apart from committed ones, so {@code pullOffset} is the committed offset,
- * and no per-group TPS, so {@code consumeTps} is 0. Safe for concurrent calls.
+ * Basalt keeps no pull offsets apart from committed ones, so {@code pullOffset} is the committed offset;
+ * {@code consumeTps} is RocketMQ's: the sum over the reported topics of the group's 1-minute TPS of messages
+ * delivered by FOUND pulls ({@link GroupGetStats}). Safe for concurrent calls.
  */
 public final class ConsumerAdminProcessor implements RequestProcessor {
     /** RocketMQ's {@code Broker2Client.callClient} timeout. */
@@ -49,14 +51,16 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
     private final ConsumerOffsetManager offsets;
     private final ClientManager clients;
     private final MessageStore store;
+    private final GroupGetStats groupGets;
 
     public ConsumerAdminProcessor(String brokerName, TopicConfigManager topics, ConsumerOffsetManager offsets,
-        ClientManager clients, MessageStore store) {
+        ClientManager clients, MessageStore store, GroupGetStats groupGets) {
         this.brokerName = brokerName;
         this.topics = topics;
         this.offsets = offsets;
         this.clients = clients;
         this.store = store;
+        this.groupGets = groupGets;
     }
 
     @Override
@@ -88,6 +92,7 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
         Set<String> consumedTopics = topic != null ? Set.of(topic) : topicsOf(group);
         ConsumerGroupInfo live = clients.consumerGroup(group);
         Map<MessageQueue, OffsetWrapper> table = new LinkedHashMap<>();
+        double consumeTps = 0;
         for (String name : new TreeSet<>(consumedTopics)) {
             TopicConfig config = topics.get(name);
             if (config == null) {
@@ -107,9 +112,10 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
                 table.put(new MessageQueue(name, brokerName, queueId),
                     new OffsetWrapper(brokerOffset, consumerOffset, consumerOffset, lastTimestamp));
             }
+            consumeTps += groupGets.minute(name, group).tps();
         }
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
-        response.setBody(new ConsumeStats(table, 0).encode());
+        response.setBody(new ConsumeStats(table, consumeTps).encode());
         return response;
     }
 
@@ -134,8 +140,7 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
         String messageModel = null;
         String consumeFromWhere = null;
         for (ConsumerGroupInfo.Member member : info.members()) {
-            // the client's language and version are not kept; fastjson leaves them at null and 0
-            connections.add(new Connection(member.clientId(), clientAddr(member), null, 0));
+            connections.add(new Connection(member.clientId(), clientAddr(member), member.language(), member.version()));
             consumeType = member.consumeType();
             messageModel = member.messageModel();
             consumeFromWhere = member.consumeFromWhere();

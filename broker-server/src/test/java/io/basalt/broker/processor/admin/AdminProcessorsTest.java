@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.stats.GroupGetStats;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -40,6 +41,8 @@ class AdminProcessorsTest {
     private ConsumerOffsetManager offsets;
     private TopicAdminProcessor topicAdmin;
     private ConsumerAdminProcessor consumerAdmin;
+    private final java.util.concurrent.atomic.AtomicLong clockMs = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+    private final GroupGetStats groupGets = new GroupGetStats(clockMs::get);
     private QueryMessageProcessor query;
     private NameServerTopicProcessor nameServer;
 
@@ -50,7 +53,7 @@ class AdminProcessorsTest {
         offsets = ConsumerOffsetManager.open(dir.resolve("config"));
         ClientManager clients = new ClientManager(120_000, System::currentTimeMillis);
         topicAdmin = new TopicAdminProcessor("broker-a", topics, offsets, store);
-        consumerAdmin = new ConsumerAdminProcessor("broker-a", topics, offsets, clients, store);
+        consumerAdmin = new ConsumerAdminProcessor("broker-a", topics, offsets, clients, store, groupGets);
         query = new QueryMessageProcessor(store);
         nameServer = new NameServerTopicProcessor("DefaultCluster", topics);
     }
@@ -166,6 +169,31 @@ class AdminProcessorsTest {
             org.apache.rocketmq.remoting.protocol.admin.ConsumeStats.class);
         assertEquals(4, withOffsets.getOffsetTable().size());
         assertEquals(ResponseCode.SYSTEM_ERROR, call(consumerAdmin, RequestCode.GET_CONSUME_STATS, Map.of()).code());
+    }
+
+    @Test
+    void consumeTpsIsTheSumOfTheGroupsMinuteTpsOverItsTopics() throws Exception {
+        topics.createIfAbsent("%RETRY%cg", 1, 6);
+        offsets.commitOffset("127.0.0.1", "cg", "TBW102", 0, 0);
+        offsets.commitOffset("127.0.0.1", "cg", "%RETRY%cg", 0, 0);
+        groupGets.delivered("TBW102", "cg", 32);
+        groupGets.delivered("TBW102", "cg", 18);
+        groupGets.delivered("%RETRY%cg", "cg", 10);
+        groupGets.delivered("TBW102", "other-group", 1000);
+        var beforeSampling = RemotingSerializable.decode(
+            call(consumerAdmin, RequestCode.GET_CONSUME_STATS, Map.of("consumerGroup", "cg")).body(),
+            org.apache.rocketmq.remoting.protocol.admin.ConsumeStats.class);
+        assertEquals(0.0, beforeSampling.getConsumeTps(), "nothing sampled yet");
+        groupGets.sample();
+        // 60 messages over the synthetic first interval of 10 s
+        var all = RemotingSerializable.decode(
+            call(consumerAdmin, RequestCode.GET_CONSUME_STATS, Map.of("consumerGroup", "cg")).body(),
+            org.apache.rocketmq.remoting.protocol.admin.ConsumeStats.class);
+        assertEquals(6.0, all.getConsumeTps(), 1e-9);
+        var oneTopic = RemotingSerializable.decode(
+            call(consumerAdmin, RequestCode.GET_CONSUME_STATS, Map.of("consumerGroup", "cg", "topic", "TBW102")).body(),
+            org.apache.rocketmq.remoting.protocol.admin.ConsumeStats.class);
+        assertEquals(5.0, oneTopic.getConsumeTps(), 1e-9);
     }
 
     @Test
