@@ -188,6 +188,7 @@ class RequestReplyTest {
         CountDownLatch requesterGone = new CountDownLatch(1);
         startReplier("RequestGone", requesterGone);
         DefaultMQProducer leaving = Clients.producer(broker, "pg-leaving");
+        cleanups.add(leaving::shutdown);   // a no-op once it has shut down below
         String leavingClientId = leaving.getDefaultMQProducerImpl().getMqClientFactory().getClientId();
         leaving.request(request("RequestGone", "anyone there?"), new RequestCallback() {
             @Override
