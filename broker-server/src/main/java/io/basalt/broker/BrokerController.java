@@ -34,6 +34,7 @@ import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
 import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
 import io.basalt.broker.processor.PullMessageProcessor;
+import io.basalt.broker.processor.ReplyMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
@@ -249,6 +250,10 @@ public final class BrokerController {
         register(send, new SendMessageProcessor(storeHost, replication::acceptsWrites, configuration.store().maxMessageSize(),
                 store, topics, counters),
             RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
+        // never blocks a send thread: the push to the requester and the store complete on their own threads
+        register(send, new ReplyMessageProcessor(storeHost, replication::acceptsWrites,
+                configuration.store().maxMessageSize(), store, topics, clients, broker.storeReplyMessageEnable(), counters),
+            RequestCode.SEND_REPLY_MESSAGE, RequestCode.SEND_REPLY_MESSAGE_V2);
         register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
                 new LongPolling(pullHold, MAX_SUSPEND_MS), replication::slaveToSuggest, counters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);

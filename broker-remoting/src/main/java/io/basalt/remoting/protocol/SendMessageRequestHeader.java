@@ -22,7 +22,8 @@ public final class SendMessageRequestHeader extends RpcRequestHeader {
     private Integer maxReconsumeTimes;
 
     /**
-     * Reads the send header of a SEND_MESSAGE, SEND_MESSAGE_V2 or SEND_BATCH_MESSAGE request.
+     * Reads the send header of a SEND_MESSAGE, SEND_MESSAGE_V2 or SEND_BATCH_MESSAGE request, or of the
+     * SEND_REPLY_MESSAGE (long names) or SEND_REPLY_MESSAGE_V2 (short names) a replier sends its reply with.
      *
      * @throws RemotingCommandException for another code, a missing required field or a bad number
      */
@@ -32,8 +33,8 @@ public final class SendMessageRequestHeader extends RpcRequestHeader {
             throw new RemotingCommandException("send request " + request.code() + " has no header fields");
         }
         return switch (request.code()) {
-            case RequestCode.SEND_MESSAGE -> decode(fields);
-            case RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE ->
+            case RequestCode.SEND_MESSAGE, RequestCode.SEND_REPLY_MESSAGE -> decode(fields);
+            case RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE, RequestCode.SEND_REPLY_MESSAGE_V2 ->
                 SendMessageRequestHeaderV2.decode(fields).toV1();
             default -> throw new RemotingCommandException("request code " + request.code() + " is not a send");
         };

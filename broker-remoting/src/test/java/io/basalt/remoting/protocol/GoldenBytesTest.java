@@ -216,6 +216,49 @@ class GoldenBytesTest {
 
     @ParameterizedTest
     @EnumSource(SerializeType.class)
+    void replyPushHeaderEncodesIdenticallyAndCopiesTheReplysSendHeader(SerializeType type) throws Exception {
+        org.apache.rocketmq.remoting.protocol.header.ReplyMessageRequestHeader theirsHeader =
+            new org.apache.rocketmq.remoting.protocol.header.ReplyMessageRequestHeader();
+        theirsHeader.setProducerGroup("replier");
+        theirsHeader.setTopic("DefaultCluster_REPLY_TOPIC");
+        theirsHeader.setDefaultTopic("TBW102");
+        theirsHeader.setDefaultTopicQueueNums(4);
+        theirsHeader.setQueueId(2);
+        theirsHeader.setSysFlag(0);
+        theirsHeader.setBornTimestamp(1_700_000_000_123L);
+        theirsHeader.setFlag(0);
+        theirsHeader.setProperties("CORRELATION_ID\u0001c-1\u0002MSG_TYPE\u0001reply\u0002");
+        theirsHeader.setReconsumeTimes(0);
+        theirsHeader.setBornHost("127.0.0.1:40000");
+        theirsHeader.setStoreHost("127.0.0.1:10911");
+        theirsHeader.setStoreTimestamp(1_700_000_000_456L);
+        SendMessageRequestHeader send = new SendMessageRequestHeader();
+        send.setProducerGroup("replier");
+        send.setTopic("DefaultCluster_REPLY_TOPIC");
+        send.setDefaultTopic("TBW102");
+        send.setDefaultTopicQueueNums(4);
+        send.setQueueId(2);
+        send.setSysFlag(0);
+        send.setBornTimestamp(1_700_000_000_123L);
+        send.setFlag(0);
+        send.setProperties("CORRELATION_ID\u0001c-1\u0002MSG_TYPE\u0001reply\u0002");
+        send.setReconsumeTimes(0);
+        send.setBrokerName("broker-a");   // a send field the push does not carry
+        ReplyMessageRequestHeader ours = ReplyMessageRequestHeader.of(send);
+        ours.setBornHost("127.0.0.1:40000");
+        ours.setStoreHost("127.0.0.1:10911");
+        ours.setStoreTimestamp(1_700_000_000_456L);
+        byte[] body = "the reply".getBytes();
+        assertHeaderCommandsMatch(type, RequestCode.PUSH_REPLY_MESSAGE_TO_CLIENT, theirsHeader, ours, body);
+        ReplyMessageRequestHeader back = ReplyMessageRequestHeader.decode(decodeWire(officialWire(officialCommand(
+            RequestCode.PUSH_REPLY_MESSAGE_TO_CLIENT, theirsHeader, type, 1, 0, null, body))).extFields());
+        assertEquals("127.0.0.1:40000", back.getBornHost());
+        assertEquals(1_700_000_000_456L, back.getStoreTimestamp());
+        assertEquals(theirsHeader.getProperties(), back.getProperties());
+    }
+
+    @ParameterizedTest
+    @EnumSource(SerializeType.class)
     void sendResponseHeaderEncodesIdentically(SerializeType type) throws Exception {
         org.apache.rocketmq.remoting.protocol.header.SendMessageResponseHeader theirsHeader =
             new org.apache.rocketmq.remoting.protocol.header.SendMessageResponseHeader();

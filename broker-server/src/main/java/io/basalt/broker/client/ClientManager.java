@@ -2,12 +2,14 @@ package io.basalt.broker.client;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
+import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import org.slf4j.Logger;
@@ -15,13 +17,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Producers and consumers known from HEART_BEAT, per group, until they unregister or stay silent
- * longer than {@code channelExpiredTimeoutMs} (RocketMQ's 120 s). Thread-safe.
+ * longer than {@code channelExpiredTimeoutMs} (RocketMQ's 120 s), and the connection of each producer
+ * client, by client id, that replies to its requests are pushed on. Thread-safe.
  */
 public final class ClientManager {
     private static final Logger log = LoggerFactory.getLogger(ClientManager.class);
 
     private final ConcurrentMap<String, ConsumerGroupInfo> consumerGroups = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, ConcurrentMap<String, Long>> producerGroups = new ConcurrentHashMap<>();
+    /** Client id → its connection, while the client is a producer of some group (RocketMQ's clientChannelTable). */
+    private final ConcurrentMap<String, RemotingConnection> producerConnections = new ConcurrentHashMap<>();
     private final long channelExpiredTimeoutMs;
     private final LongSupplier clock;
     private final Predicate<String> notifyEnabled;
@@ -81,8 +86,22 @@ public final class ClientManager {
         }
     }
 
-    public void registerProducer(String group, String clientId) {
+    /** Registers (or refreshes) a producer and remembers the connection its heartbeat came on. */
+    public void registerProducer(String group, String clientId, RemotingConnection connection) {
         producerGroups.computeIfAbsent(group, g -> new ConcurrentHashMap<>()).put(clientId, now());
+        if (connection != null) {
+            producerConnections.put(clientId, connection);
+        }
+    }
+
+    /**
+     * The open connection of the producer client {@code clientId}, which a reply to its request is pushed
+     * on (RocketMQ's ProducerManager.findChannel); empty when no producer of that id is registered here or
+     * its connection closed.
+     */
+    public Optional<RemotingConnection> producerConnection(String clientId) {
+        RemotingConnection connection = producerConnections.get(clientId);
+        return connection != null && connection.isActive() ? Optional.of(connection) : Optional.empty();
     }
 
     public void unregisterConsumer(String group, String clientId) {
@@ -98,6 +117,17 @@ public final class ClientManager {
         if (members != null) {
             members.remove(clientId);
         }
+        // the client may still produce for another group on the same connection
+        producerConnections.computeIfPresent(clientId, (id, c) -> isProducer(id) ? c : null);
+    }
+
+    private boolean isProducer(String clientId) {
+        for (Map<String, Long> members : producerGroups.values()) {
+            if (members.containsKey(clientId)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public ConsumerGroupInfo consumerGroup(String group) {
@@ -129,6 +159,7 @@ public final class ClientManager {
             members.values().removeIf(t -> t < deadline);
             dropped += before - members.size();
         }
+        producerConnections.entrySet().removeIf(e -> !e.getValue().isActive() || !isProducer(e.getKey()));
         return dropped;
     }
 }

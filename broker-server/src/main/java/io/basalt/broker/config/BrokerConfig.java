@@ -70,6 +70,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.AUTO_CREATE_SUBSCRIPTION_GROUP);
     }
 
+    /** Whether a reply is stored in its reply topic besides being pushed to its requester. */
+    public boolean storeReplyMessageEnable() {
+        return values.get(ConfigKeys.STORE_REPLY_MESSAGE_ENABLE);
+    }
+
     public int sendMessageThreadPoolNums() {
         return values.get(ConfigKeys.SEND_MESSAGE_THREAD_POOL_NUMS);
     }

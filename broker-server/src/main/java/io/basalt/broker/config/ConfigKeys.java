@@ -66,6 +66,10 @@ final class ConfigKeys {
     static final ConfigKey<Boolean> AUTO_CREATE_SUBSCRIPTION_GROUP = key("autoCreateSubscriptionGroup", SECTION, bool(), "true",
         "Record a consumer group in config/subscriptionGroup.json on its first heartbeat or pull");
 
+    // Request-reply
+    static final ConfigKey<Boolean> STORE_REPLY_MESSAGE_ENABLE = key("storeReplyMessageEnable", SECTION, bool(), "true",
+        "Also store each reply in its reply topic (DefaultCluster_REPLY_TOPIC in the default cluster); it is pushed to its requester either way");
+
     // Request thread pools
     static final ConfigKey<Integer> SEND_MESSAGE_THREAD_POOL_NUMS = computed("sendMessageThreadPoolNums", SECTION, integer(1, 256),
         "min(processors, 4)", r -> String.valueOf(Math.min(r.environment().processors(), 4)), "Threads that handle sends");
@@ -104,6 +108,7 @@ final class ConfigKeys {
     static final KeyTable BROKER = KeyTable.of(List.of(
         BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, NAMESRV_ADDR,
         AUTO_CREATE_TOPIC_ENABLE, DEFAULT_TOPIC_QUEUE_NUMS, AUTO_CREATE_SUBSCRIPTION_GROUP,
+        STORE_REPLY_MESSAGE_ENABLE,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
         FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS));

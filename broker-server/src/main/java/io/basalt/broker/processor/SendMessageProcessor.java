@@ -1,21 +1,14 @@
 package io.basalt.broker.processor;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Optional;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 
-import io.basalt.broker.topic.Perm;
-import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
-import io.basalt.broker.topic.TopicValidator;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -29,28 +22,23 @@ import io.basalt.store.MessageProperties;
 import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.MessageStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * SEND_MESSAGE, SEND_MESSAGE_V2 and SEND_BATCH_MESSAGE: validates the request (topic name, reserved
- * topics, body and properties size, queue id, permissions) with RocketMQ's codes and a remark saying
- * what is wrong, auto-creates the topic from its template when allowed, builds the stored message(s)
+ * SEND_MESSAGE, SEND_MESSAGE_V2 and SEND_BATCH_MESSAGE: validates the request with {@link SendRequestCheck}
+ * (topic name, reserved topics, body and properties size, queue id, permissions; RocketMQ's codes and a
+ * remark saying what is wrong; the topic auto-created from its template when allowed), builds the stored message(s)
  * and answers when the store's future completes. Only the four "stored" statuses answer with the send
  * header; every refusal means nothing was written (docs/pain-points.md#pp-3), so a client may retry it safely.
  * Safe for concurrent calls.
  */
 public final class SendMessageProcessor implements RequestProcessor {
-    private static final Logger log = LoggerFactory.getLogger(SendMessageProcessor.class);
-    private static final int MAX_PROPERTIES_LENGTH = Short.MAX_VALUE;
+    private static final int MAX_PROPERTIES_LENGTH = SendRequestCheck.MAX_PROPERTIES_LENGTH;
     static final String PROPERTY_CLUSTER = "CLUSTER";
     static final String REGION = "DefaultRegion";
 
     private final StoreHost host;
-    private final BooleanSupplier writable;
-    private final int maxMessageSize;
+    private final SendRequestCheck check;
     private final MessageStore store;
-    private final TopicConfigManager topics;
     private final BrokerCounters counters;
     private final UniqueIdGenerator ids;
 
@@ -62,10 +50,8 @@ public final class SendMessageProcessor implements RequestProcessor {
     public SendMessageProcessor(StoreHost host, BooleanSupplier writable, int maxMessageSize, MessageStore store,
                                 TopicConfigManager topics, BrokerCounters counters) {
         this.host = host;
-        this.writable = writable;
-        this.maxMessageSize = maxMessageSize;
+        this.check = new SendRequestCheck(host, writable, maxMessageSize, topics);
         this.store = store;
-        this.topics = topics;
         this.counters = counters;
         this.ids = new UniqueIdGenerator(host.address());
     }
@@ -81,61 +67,15 @@ public final class SendMessageProcessor implements RequestProcessor {
         }
         boolean batch = request.code() == RequestCode.SEND_BATCH_MESSAGE;
         String topic = header.getTopic();
-        if (!writable.getAsBoolean()) {
-            return done(ResponseCode.SERVICE_NOT_AVAILABLE, "the broker[" + host.brokerName()
-                + "] is not writable (a slave, or a master fenced by a newer one), sending message is forbidden");
-        }
-        String invalid = TopicValidator.invalidReason(topic);
-        if (invalid != null) {
-            return done(batch ? ResponseCode.MESSAGE_ILLEGAL : BrokerResponseCode.INVALID_PARAMETER, invalid);
-        }
-        if (TopicValidator.isNotAllowedSendTopic(topic)) {
-            return done(ResponseCode.NO_PERMISSION, "Sending message to topic[" + topic + "] is forbidden.");
-        }
-        if (batch && topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)) {
-            return done(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group " + topic);
-        }
-        TopicConfig config;
-        try {
-            config = topicFor(header, context.remoteAddress());
-        } catch (IOException e) {
-            log.error("cannot persist the auto-created topic {}", topic, e);
-            return done(ResponseCode.SYSTEM_ERROR, "cannot create topic " + topic + ": " + e.getMessage());
-        }
-        if (config == null) {
-            return done(ResponseCode.TOPIC_NOT_EXIST, "topic[" + topic + "] not exist, apply first please!"
-                + " (autoCreateTopicEnable is off, or the default topic " + header.getDefaultTopic()
-                + " does not exist or cannot be inherited)");
-        }
-        if ((config.perm() & Perm.WRITE) == 0) {
-            return done(ResponseCode.NO_PERMISSION, "the topic[" + topic + "] sending message is forbidden");
-        }
-        int queueId = header.getQueueId() == null ? -1 : header.getQueueId();
-        int queueNums = config.queueNums();
-        if (queueId >= queueNums) {
-            return done(BrokerResponseCode.INVALID_PARAMETER, "request queueId[" + queueId + "] is illegal, topic " + topic
-                + " has " + queueNums + " queues (0.." + (queueNums - 1) + "), producer: " + context.remoteAddress());
-        }
-        if (queueId < 0) {
-            queueId = ThreadLocalRandom.current().nextInt(Math.max(1, config.writeQueueNums()));
-        }
         byte[] body = request.body();
-        int bodyLength = body == null ? 0 : body.length;
-        if (bodyLength > maxMessageSize) {
-            return done(ResponseCode.MESSAGE_ILLEGAL, "the message body size " + bodyLength
-                + " bytes exceeds maxMessageSize " + maxMessageSize + " bytes");
+        SendRequestCheck.Verdict verdict = check.check(header, body, context.remoteAddress(), batch);
+        if (verdict instanceof SendRequestCheck.Refused refused) {
+            return CompletableFuture.completedFuture(refused.response());
         }
-        if (!batch && bodyLength == 0) {
-            return done(ResponseCode.MESSAGE_ILLEGAL, "the message body is empty");
-        }
+        int queueId = ((SendRequestCheck.Accepted) verdict).queueId();
         String properties = header.getProperties() == null ? "" : header.getProperties();
-        if (properties.getBytes(StandardCharsets.UTF_8).length > MAX_PROPERTIES_LENGTH) {
-            return done(ResponseCode.MESSAGE_ILLEGAL, "the message properties length exceeds " + MAX_PROPERTIES_LENGTH
-                + " bytes");
-        }
         InetSocketAddress bornHost = (InetSocketAddress) context.remoteAddress();
-        int finalQueueId = queueId;
-        java.util.function.Consumer<BrokerMessage.Builder> common = b -> b.topic(topic).queueId(finalQueueId)
+        java.util.function.Consumer<BrokerMessage.Builder> common = b -> b.topic(topic).queueId(queueId)
             .bornTimestamp(header.getBornTimestamp()).bornHost(bornHost).storeHost(host.address())
             .sysFlag(header.getSysFlag()).reconsumeTimes(header.getReconsumeTimes() == null ? 0 : header.getReconsumeTimes());
         if (batch) {
@@ -174,21 +114,6 @@ public final class SendMessageProcessor implements RequestProcessor {
             }
         }
         return store.asyncPutMessages(messages).thenApply(result -> response(result, messages, startNanos));
-    }
-
-    private TopicConfig topicFor(SendMessageRequestHeader header, SocketAddress remote) throws IOException {
-        String topic = header.getTopic();
-        TopicConfig config = topics.get(topic);
-        if (config != null) {
-            return config;
-        }
-        if (topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)) {
-            return topics.createIfAbsent(topic, 1, Perm.READ | Perm.WRITE);
-        }
-        int clientQueueNums = header.getDefaultTopicQueueNums() == null ? 4 : header.getDefaultTopicQueueNums();
-        Optional<TopicConfig> created = topics.createTopicInSendMessageMethod(topic, header.getDefaultTopic(),
-            String.valueOf(remote), clientQueueNums, 0);
-        return created.orElse(null);
     }
 
     /** The client's properties plus the broker's own: CLUSTER, and a UNIQ_KEY when the client sent none. */

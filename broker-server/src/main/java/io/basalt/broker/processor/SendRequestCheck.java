@@ -1,0 +1,138 @@
+package io.basalt.broker.processor;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
+
+import io.basalt.broker.topic.Perm;
+import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.broker.topic.TopicValidator;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.remoting.protocol.SendMessageRequestHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a producer's message must pass before the broker stores it, shared by sends
+ * ({@link SendMessageProcessor}) and replies ({@link ReplyMessageProcessor}): the broker accepts writes,
+ * the topic name is valid and not reserved, the topic exists or may be auto-created from its template and
+ * is writable, the queue id exists, the body and properties fit. Each refusal carries RocketMQ's code and a
+ * remark saying what is wrong; an accepted message gets its topic and the queue it goes to (a random
+ * writable one when the producer asked for none). Safe for concurrent calls.
+ */
+final class SendRequestCheck {
+    private static final Logger log = LoggerFactory.getLogger(SendRequestCheck.class);
+    static final int MAX_PROPERTIES_LENGTH = Short.MAX_VALUE;
+
+    /** The outcome of {@link #check}. */
+    sealed interface Verdict permits Accepted, Refused {
+    }
+
+    /** The message may be stored in {@code queueId} of {@code topic}. */
+    record Accepted(TopicConfig topic, int queueId) implements Verdict {
+    }
+
+    /** The message is refused; nothing was written. */
+    record Refused(int code, String remark) implements Verdict {
+        RemotingCommand response() {
+            return RemotingCommand.response(code, remark);
+        }
+    }
+
+    private final StoreHost host;
+    private final BooleanSupplier writable;
+    private final int maxMessageSize;
+    private final TopicConfigManager topics;
+
+    /**
+     * @param writable       whether producers' writes are accepted now: a running, unfenced master (a slave or
+     *                       a deposed master refuses)
+     * @param maxMessageSize largest body accepted, bytes
+     */
+    SendRequestCheck(StoreHost host, BooleanSupplier writable, int maxMessageSize, TopicConfigManager topics) {
+        this.host = host;
+        this.writable = writable;
+        this.maxMessageSize = maxMessageSize;
+        this.topics = topics;
+    }
+
+    /**
+     * Checks one send (or, with {@code batch}, one SEND_BATCH_MESSAGE, whose topic errors are MESSAGE_ILLEGAL
+     * as in RocketMQ and whose body is checked message by message later) from {@code producer}.
+     */
+    Verdict check(SendMessageRequestHeader header, byte[] body, SocketAddress producer, boolean batch) {
+        String topic = header.getTopic();
+        if (!writable.getAsBoolean()) {
+            return new Refused(ResponseCode.SERVICE_NOT_AVAILABLE, "the broker[" + host.brokerName()
+                + "] is not writable (a slave, or a master fenced by a newer one), sending message is forbidden");
+        }
+        String invalid = TopicValidator.invalidReason(topic);
+        if (invalid != null) {
+            return new Refused(batch ? ResponseCode.MESSAGE_ILLEGAL : BrokerResponseCode.INVALID_PARAMETER, invalid);
+        }
+        if (TopicValidator.isNotAllowedSendTopic(topic)) {
+            return new Refused(ResponseCode.NO_PERMISSION, "Sending message to topic[" + topic + "] is forbidden.");
+        }
+        if (batch && topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)) {
+            return new Refused(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group " + topic);
+        }
+        TopicConfig config;
+        try {
+            config = topicFor(header, producer);
+        } catch (IOException e) {
+            log.error("cannot persist the auto-created topic {}", topic, e);
+            return new Refused(ResponseCode.SYSTEM_ERROR, "cannot create topic " + topic + ": " + e.getMessage());
+        }
+        if (config == null) {
+            return new Refused(ResponseCode.TOPIC_NOT_EXIST, "topic[" + topic + "] not exist, apply first please!"
+                + " (autoCreateTopicEnable is off, or the default topic " + header.getDefaultTopic()
+                + " does not exist or cannot be inherited)");
+        }
+        if ((config.perm() & Perm.WRITE) == 0) {
+            return new Refused(ResponseCode.NO_PERMISSION, "the topic[" + topic + "] sending message is forbidden");
+        }
+        int queueId = header.getQueueId() == null ? -1 : header.getQueueId();
+        int queueNums = config.queueNums();
+        if (queueId >= queueNums) {
+            return new Refused(BrokerResponseCode.INVALID_PARAMETER, "request queueId[" + queueId + "] is illegal, topic "
+                + topic + " has " + queueNums + " queues (0.." + (queueNums - 1) + "), producer: " + producer);
+        }
+        if (queueId < 0) {
+            queueId = ThreadLocalRandom.current().nextInt(Math.max(1, config.writeQueueNums()));
+        }
+        int bodyLength = body == null ? 0 : body.length;
+        if (bodyLength > maxMessageSize) {
+            return new Refused(ResponseCode.MESSAGE_ILLEGAL, "the message body size " + bodyLength
+                + " bytes exceeds maxMessageSize " + maxMessageSize + " bytes");
+        }
+        if (!batch && bodyLength == 0) {
+            return new Refused(ResponseCode.MESSAGE_ILLEGAL, "the message body is empty");
+        }
+        String properties = header.getProperties() == null ? "" : header.getProperties();
+        if (properties.getBytes(StandardCharsets.UTF_8).length > MAX_PROPERTIES_LENGTH) {
+            return new Refused(ResponseCode.MESSAGE_ILLEGAL, "the message properties length exceeds "
+                + MAX_PROPERTIES_LENGTH + " bytes");
+        }
+        return new Accepted(config, queueId);
+    }
+
+    private TopicConfig topicFor(SendMessageRequestHeader header, SocketAddress producer) throws IOException {
+        String topic = header.getTopic();
+        TopicConfig config = topics.get(topic);
+        if (config != null) {
+            return config;
+        }
+        if (topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)) {
+            return topics.createIfAbsent(topic, 1, Perm.READ | Perm.WRITE);
+        }
+        int clientQueueNums = header.getDefaultTopicQueueNums() == null ? 4 : header.getDefaultTopicQueueNums();
+        Optional<TopicConfig> created = topics.createTopicInSendMessageMethod(topic, header.getDefaultTopic(),
+            String.valueOf(producer), clientQueueNums, 0);
+        return created.orElse(null);
+    }
+}
