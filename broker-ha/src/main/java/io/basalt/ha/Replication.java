@@ -215,6 +215,22 @@ public final class Replication {
         return -1;
     }
 
+    /** On a master: whether the slave of {@code brokerId} streams from it less than haMaxGapNotInSync behind. */
+    public boolean isSlaveInSync(long brokerId) {
+        for (SlaveStatus s : slaves()) {
+            if (s.brokerId() == brokerId && brokerId > 0 && s.lagBytes() < config.haMaxGapNotInSync()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** On a slave: whether its master streams to it now (a master that is down or unreachable does not). */
+    public boolean masterStreaming() {
+        HAClient c = slave;
+        return c != null && c.masterBrokerAddr() != null;
+    }
+
     /** A slave's client, null on a master. */
     public HAClient client() {
         return slave;

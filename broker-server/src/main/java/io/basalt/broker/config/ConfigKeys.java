@@ -99,6 +99,11 @@ final class ConfigKeys {
     // Replication wiring
     static final ConfigKey<Optional<HostPort>> HA_MASTER_ADDRESS = key("haMasterAddress", SECTION, optionalHostPort(), "",
         "A slave's master, host:haListenPort; a slave needs it");
+    static final ConfigKey<Boolean> SLAVE_READ_ENABLE = key("slaveReadEnable", SECTION, bool(), "false",
+        "Consumers may read from slaves: a master points a read far behind the log end to the group's"
+            + " whichBrokerWhenConsumeSlowly slave, and a slave serves pulls (without it a slave answers SYSTEM_BUSY)");
+    static final ConfigKey<Boolean> OFFSET_CHECK_IN_SLAVE = key("offsetCheckInSlave", SECTION, bool(), "false",
+        "A slave corrects a consumer's illegal offset itself; without it the consumer is sent back to the master");
 
     /** The broker's own keys, in documentation order. */
     static final KeyTable BROKER = KeyTable.of(List.of(
@@ -106,7 +111,8 @@ final class ConfigKeys {
         AUTO_CREATE_TOPIC_ENABLE, DEFAULT_TOPIC_QUEUE_NUMS, AUTO_CREATE_SUBSCRIPTION_GROUP,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
-        FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS));
+        FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
+        SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE));
 
     /**
      * RocketMQ's BrokerStartup puts the HA port next to the remoting port; only the broker knows

@@ -78,7 +78,8 @@ class PullMessageProcessorTest {
         sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address(), () -> true);
         pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups,
             new ClientManager(120_000, System::currentTimeMillis), offsets), new LongPolling(hold, 20_000),
-            () -> slaveInSync, counters);
+            // slaveReadEnable: a master may point consumers at its slave in sync
+            SlaveReadPolicy.master(true, brokerId -> brokerId == slaveInSync), counters);
     }
 
     @AfterEach
