@@ -148,7 +148,7 @@ public final class BrokerController {
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("BrokerControllerScheduledThread"));
         this.nameServerPresence = nameServerPresence(configuration, replication, topics);
         replication.onFenced(nameServerPresence::leaveWhenFenced);
-        this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? slaveSynchronize() : null;
+        this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
         registerProcessors(broker);
     }
 
@@ -169,7 +169,7 @@ public final class BrokerController {
      * The master's metadata, polled from the master's address as the NameServers answer this slave's registration,
      * or, without NameServers, as the master named itself in the HA handshake.
      */
-    private SlaveSynchronize slaveSynchronize() {
+    private SlaveSynchronize newSlaveSynchronize() {
         BrokerConfig broker = configuration.broker();
         String self = broker.brokerIP1() + ":" + broker.listenPort();
         Supplier<Optional<String>> masterAddress = () -> nameServerPresence.masterAddr()
@@ -415,8 +415,9 @@ public final class BrokerController {
         if (slaveSync != null) {
             slaveSync.start();
         }
-        log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
-            configuration.broker().brokerClusterName(), remotingServer.localPort(),
+        log.info("broker {} (cluster {}) serving on port {} (fast port {}), store at {}",
+            configuration.broker().brokerName(), configuration.broker().brokerClusterName(), remotingServer.localPort(),
+            fastRemotingServer.localPort(),
             configuration.store().storePathRootDir());
     }
 
@@ -524,5 +525,19 @@ public final class BrokerController {
 
     public ClientManager clients() {
         return clients;
+    }
+
+    public SubscriptionGroupManager subscriptionGroups() {
+        return subscriptionGroups;
+    }
+
+    /** A slave's metadata sync (stopped once promoted); empty on a broker configured as master. */
+    public Optional<SlaveSynchronize> slaveSynchronize() {
+        return Optional.ofNullable(slaveSync);
+    }
+
+    /** The fast (VIP) remoting port, listenPort − 2. */
+    public int fastListenPort() {
+        return fastRemotingServer.localPort();
     }
 }
