@@ -202,19 +202,6 @@ public final class Replication {
         return addrs;
     }
 
-    /**
-     * The brokerId a master suggests to a consumer whose reads would hit the disk: a slave less
-     * than haMaxGapNotInSync behind, or {@code -1} when there is none (keep reading here).
-     */
-    public long slaveToSuggest() {
-        for (SlaveStatus s : slaves()) {
-            if (s.brokerId() > 0 && s.lagBytes() < config.haMaxGapNotInSync()) {
-                return s.brokerId();
-            }
-        }
-        return -1;
-    }
-
     /** On a master: whether the slave of {@code brokerId} streams from it less than haMaxGapNotInSync behind. */
     public boolean isSlaveInSync(long brokerId) {
         for (SlaveStatus s : slaves()) {

@@ -46,7 +46,8 @@ final class ConfigKeys {
     static final ConfigKey<BrokerRole> BROKER_ROLE = key("brokerRole", SECTION, oneOf(BrokerRole.class), "ASYNC_MASTER",
         "ASYNC_MASTER, SYNC_MASTER (a send is acknowledged once a slave has it) or SLAVE");
     static final ConfigKey<Integer> LISTEN_PORT = key("listenPort", SECTION, integer(0, 65535), "10911",
-        "Remoting port that clients and tools connect to (0 picks a free port)");
+        "Remoting port that clients and tools connect to (0 picks a free port); the same requests are also served on"
+            + " listenPort - 2, RocketMQ's fast (VIP) port, which slaves ask for the topic table");
     static final ConfigKey<String> BIND_ADDRESS = key("bindAddress", SECTION, token("an address without spaces"), "0.0.0.0",
         "Local address the remoting and HA ports listen on");
     static final ConfigKey<String> BROKER_IP1 = computed("brokerIP1", SECTION, token("an address without spaces"), "an address of this host",
