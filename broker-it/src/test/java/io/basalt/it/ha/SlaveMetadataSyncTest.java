@@ -268,6 +268,8 @@ class SlaveMetadataSyncTest {
         admin.createAndUpdateTopicConfig(master.address(), new TopicConfig("BacklogTopic", 4, 4, 6));
         admin.createAndUpdateSubscriptionGroupConfig(master.address(), group("cg-slave-reads"));
         sendAndReplicate(slave, "BacklogTopic", 40);
+        // the slave knows the topic from the master alone
+        await().atMost(ofSeconds(30)).until(() -> hasTopic(slave, "BacklogTopic"));
 
         Map<String, MessageExt> received = consume("cg-slave-reads", "BacklogTopic");
         await().atMost(ofSeconds(40)).until(() -> received.size() == 40);
@@ -291,13 +293,15 @@ class SlaveMetadataSyncTest {
             assertEquals(10, maxOffset(master, "ResumedTopic", q));
             admin.updateConsumeOffset(master.address(), "cg-resumed", new MessageQueue("ResumedTopic", BROKER_NAME, q), 6);
         }
+        // a complete sync: the group is copied after the offsets within one round
         await().atMost(ofSeconds(30)).until(() -> {
             for (int q = 0; q < 4; q++) {
                 if (committedOffset(slave, "cg-resumed", "ResumedTopic", q) != 6) {
                     return false;
                 }
             }
-            return true;
+            return admin.getAllSubscriptionGroup(slave.address(), 10_000).getSubscriptionGroupTable()
+                .containsKey("cg-resumed");
         });
 
         master.killHard();

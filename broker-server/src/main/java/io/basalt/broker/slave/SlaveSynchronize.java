@@ -113,6 +113,9 @@ public final class SlaveSynchronize extends ServiceThread {
         }
         boolean complete = true;
         for (MetadataSync job : jobs) {
+            if (isStopped() || !isSlave.getAsBoolean()) {
+                return false; // shutting down, or promoted: the rest of the round is not wanted
+            }
             String address = job.viaVipPort() ? vipAddress(master) : master;
             try {
                 RemotingCommand response = client.invokeSync(address, RemotingCommand.request(job.requestCode()),
