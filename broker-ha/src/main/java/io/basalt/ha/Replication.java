@@ -202,17 +202,20 @@ public final class Replication {
         return addrs;
     }
 
-    /**
-     * The brokerId a master suggests to a consumer whose reads would hit the disk: a slave less
-     * than haMaxGapNotInSync behind, or {@code -1} when there is none (keep reading here).
-     */
-    public long slaveToSuggest() {
+    /** On a master: whether the slave of {@code brokerId} streams from it less than haMaxGapNotInSync behind. */
+    public boolean isSlaveInSync(long brokerId) {
         for (SlaveStatus s : slaves()) {
-            if (s.brokerId() > 0 && s.lagBytes() < config.haMaxGapNotInSync()) {
-                return s.brokerId();
+            if (s.brokerId() == brokerId && brokerId > 0 && s.lagBytes() < config.haMaxGapNotInSync()) {
+                return true;
             }
         }
-        return -1;
+        return false;
+    }
+
+    /** On a slave: whether its master streams to it now (a master that is down or unreachable does not). */
+    public boolean masterStreaming() {
+        HAClient c = slave;
+        return c != null && c.masterBrokerAddr() != null;
     }
 
     /** A slave's client, null on a master. */

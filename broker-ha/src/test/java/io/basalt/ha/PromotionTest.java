@@ -47,7 +47,8 @@ class PromotionTest {
                 "the master's route lists itself as 0 and its slave");
             assertEquals(java.util.Map.of(0L, "127.0.0.1:10911", 1L, "127.0.0.1:10921"), rb.brokerAddrs(),
                 "the slave lists the master it streams from");
-            assertEquals(1, ra.slaveToSuggest());
+            assertTrue(ra.isSlaveInSync(1), "the master sees slave 1 in sync");
+            assertTrue(rb.masterStreaming());
 
             // the master dies; the operator promotes the slave, which still follows epoch 1
             ra.shutdown();

@@ -71,13 +71,33 @@ public final class BrokerProcess implements AutoCloseable {
 
     /** A broker configuration in {@code dir} on a free port; not started. */
     public static BrokerProcess create(Path dir, Map<String, String> extra) throws IOException {
-        return new BrokerProcess(dir, freePort(), extra);
+        return new BrokerProcess(dir, freeListenPort(), extra);
     }
 
     public static BrokerProcess start(Path dir) throws IOException {
         BrokerProcess b = create(dir, Map.of());
         b.start();
         return b;
+    }
+
+    /** A free port whose fast port (port - 2, RocketMQ's VIP channel, which the broker also binds) is free too. */
+    public static int freeListenPort() throws IOException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            try (ServerSocket listen = new ServerSocket(0)) {
+                listen.setReuseAddress(true);
+                int port = listen.getLocalPort();
+                if (port < 2) {
+                    continue;
+                }
+                try (ServerSocket fast = new ServerSocket(port - 2)) {
+                    fast.setReuseAddress(true);
+                    return port;
+                } catch (IOException taken) {
+                    // try another
+                }
+            }
+        }
+        throw new IOException("found no free port whose port - 2 is free too");
     }
 
     public static int freePort() throws IOException {

@@ -10,9 +10,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
@@ -26,6 +28,11 @@ import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
+import io.basalt.broker.processor.SlaveReadPolicy;
+import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
+import io.basalt.broker.slave.SlaveSynchronize;
+import io.basalt.ha.BrokerRole;
+import io.basalt.ha.slave.HAClient;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
@@ -96,6 +103,13 @@ public final class BrokerController {
     private final ClientManager clients;
     private final PullRequestHoldService pullHold;
     private final NettyRemotingServer remotingServer;
+    /**
+     * RocketMQ's "VIP channel" / fast remoting server: the same processors on listenPort − 2. RocketMQ's slaves ask
+     * for the topic table there (GET_ALL_TOPIC_CONFIG), and clients with {@code sendMessageWithVIPChannel} send there.
+     */
+    private final NettyRemotingServer fastRemotingServer;
+    /** A slave's copy of its master's metadata; null on a broker configured as master. */
+    private final SlaveSynchronize slaveSync;
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private final Replication replication;
@@ -123,11 +137,8 @@ public final class BrokerController {
         this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
         store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) ->
             pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode));
-        NettyServerConfig defaults = NettyServerConfig.defaults(broker.listenPort());
-        this.remotingServer = new NettyRemotingServer(new NettyServerConfig(broker.bindAddress(), broker.listenPort(),
-            defaults.selectorThreads(), maxFrameLength(defaults.maxFrameLength(), configuration.store().maxMessageSize()),
-            defaults.channelMaxIdleSeconds(),
-            defaults.shutdownDrainTimeoutMs(), defaults.useEpoll()));
+        this.remotingServer = new NettyRemotingServer(serverConfig(broker.listenPort()));
+        this.fastRemotingServer = new NettyRemotingServer(serverConfig(fastListenPort(broker.listenPort())));
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
             configuration.store().commitLogDir(), remotingServer::connectionCount, pullHold::heldCount,
             executorSources, () -> replication.role().name(), replication::slaves, () -> {
@@ -144,7 +155,39 @@ public final class BrokerController {
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("BrokerControllerScheduledThread"));
         this.nameServerPresence = nameServerPresence(configuration, replication, topics);
         replication.onFenced(nameServerPresence::leaveWhenFenced);
+        this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
         registerProcessors(broker);
+    }
+
+    private NettyServerConfig serverConfig(int port) {
+        BrokerConfig broker = configuration.broker();
+        NettyServerConfig defaults = NettyServerConfig.defaults(port);
+        return new NettyServerConfig(broker.bindAddress(), port, defaults.selectorThreads(),
+            maxFrameLength(defaults.maxFrameLength(), configuration.store().maxMessageSize()),
+            defaults.channelMaxIdleSeconds(), defaults.shutdownDrainTimeoutMs(), defaults.useEpoll());
+    }
+
+    /** RocketMQ's fast (VIP) port: listenPort − 2 (0, any free port, below 2). */
+    static int fastListenPort(int listenPort) {
+        return Math.max(0, listenPort - 2);
+    }
+
+    /**
+     * The master's metadata, polled from the master's address as the NameServers answer this slave's registration,
+     * or, without NameServers, as the master named itself in the HA handshake.
+     */
+    private SlaveSynchronize newSlaveSynchronize() {
+        BrokerConfig broker = configuration.broker();
+        String self = broker.brokerIP1() + ":" + broker.listenPort();
+        Supplier<Optional<String>> masterAddress = () -> nameServerPresence.masterAddr()
+            .or(() -> Optional.ofNullable(replication.client()).map(HAClient::lastMasterBrokerAddr))
+            .filter(address -> !address.isEmpty() && !address.equals(self));
+        return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), masterAddress,
+            () -> replication.role() == BrokerRole.SLAVE, () -> new NettyRemotingClient(NettyClientConfig.defaults()));
+    }
+
+    private static Path configDir(BrokerConfiguration configuration) {
+        return configuration.store().rootDir().resolve("config");
     }
 
     /** The broker as its NameServers see it: registered with the identity and topics of this broker. */
@@ -169,7 +212,7 @@ public final class BrokerController {
      */
     public static BrokerController create(BrokerConfiguration configured) throws IOException {
         BrokerConfiguration configuration = withConcretePorts(configured);
-        Path configDir = configuration.store().rootDir().resolve("config");
+        Path configDir = configDir(configuration);
         TopicConfigManager topics = TopicConfigManager.open(configDir, configuration.broker().autoCreateTopicEnable(),
             configuration.broker().defaultTopicQueueNums());
         ConsumerOffsetManager offsets = ConsumerOffsetManager.open(configDir);
@@ -200,7 +243,7 @@ public final class BrokerController {
         Map<String, String> properties = new LinkedHashMap<>(configuration.asProperties());
         InetAddress bind = InetAddress.getByName(broker.bindAddress());
         // Both sockets stay open until both ports are known, so the two ports differ.
-        try (ServerSocket listen = new ServerSocket(0, 1, bind); ServerSocket ha = new ServerSocket(0, 1, bind)) {
+        try (ServerSocket listen = freeListenPort(bind); ServerSocket ha = new ServerSocket(0, 1, bind)) {
             if (listenFree) {
                 properties.put("listenPort", Integer.toString(listen.getLocalPort()));
             }
@@ -212,6 +255,22 @@ public final class BrokerController {
             return BrokerConfiguration.of(properties);
         } catch (ConfigException e) {
             throw new IllegalStateException("the configuration with free ports picked is invalid: " + e.getMessage(), e);
+        }
+    }
+
+    /** A free port whose fast port (port − 2) is free too; the fast port's socket is closed again at once. */
+    private static ServerSocket freeListenPort(InetAddress bind) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            ServerSocket listen = new ServerSocket(0, 1, bind);
+            int fast = fastListenPort(listen.getLocalPort());
+            try (ServerSocket probe = new ServerSocket(fast, 1, bind)) {
+                return listen;
+            } catch (IOException taken) {
+                listen.close();
+                if (attempt == 100) {
+                    throw new IOException("found no free port whose port - 2 is free too", taken);
+                }
+            }
         }
     }
 
@@ -255,7 +314,9 @@ public final class BrokerController {
                 configuration.store().maxMessageSize(), store, topics, clients, broker.storeReplyMessageEnable(), counters),
             RequestCode.SEND_REPLY_MESSAGE, RequestCode.SEND_REPLY_MESSAGE_V2);
         register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
-                new LongPolling(pullHold, MAX_SUSPEND_MS), replication::slaveToSuggest, counters),
+                new LongPolling(pullHold, MAX_SUSPEND_MS), new SlaveReadPolicy(broker.slaveReadEnable(),
+                    broker.offsetCheckInSlave(), () -> replication.role() == BrokerRole.SLAVE,
+                    replication::masterStreaming, replication::isSlaveInSync), counters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
         register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
             replication::acceptsWrites),
@@ -292,8 +353,10 @@ public final class BrokerController {
             RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER,
             RequestCode.DELETE_TOPIC_IN_NAMESRV);
         register(admin, new PromoteToMasterProcessor(replication, nameServerPresence::anotherPromotedMaster,
-                nameServerPresence::registerAgainAfterPromotion),
+                this::afterPromotion),
             PromoteToMasterProcessor.PROMOTE_TO_MASTER);
+        register(admin, new SlaveMetadataProcessor(offsets, configDir(configuration)),
+            RequestCode.GET_ALL_CONSUMER_OFFSET, RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().rootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
@@ -312,7 +375,25 @@ public final class BrokerController {
     private void register(RequestExecutor executor, RequestProcessor processor, int... codes) {
         for (int code : codes) {
             remotingServer.registerProcessor(code, processor, executor);
+            fastRemotingServer.registerProcessor(code, processor, executor);
         }
+    }
+
+    /**
+     * A promoted slave stops copying its master's metadata (the round in flight applies nothing more) and keeps
+     * what the last sync gave it; its topic table starts the new epoch's version (RocketMQ's
+     * {@code nextVersion(epoch)}), and it registers again as the group's master. Called by the admin executor.
+     */
+    private void afterPromotion() {
+        if (slaveSync != null) {
+            slaveSync.shutdown();
+        }
+        try {
+            topics.startStateVersion(replication.epoch());
+        } catch (IOException e) {
+            log.error("persisting the topic table's new version after the promotion failed: {}", e.toString());
+        }
+        nameServerPresence.registerAgainAfterPromotion();
     }
 
     /** Recovers and starts the store, then the services, then listens. */
@@ -342,11 +423,16 @@ public final class BrokerController {
         scheduler.scheduleAtFixedRate(periodic("sampling consumer group stats", groupGets::sample),
             StatsItem.SAMPLE_INTERVAL_MS, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         remotingServer.start();
+        fastRemotingServer.start();
         metricsService.start();
         // once listening, so that the NameServers route clients to a broker that answers
         nameServerPresence.start();
-        log.info("broker {} (cluster {}) serving on port {}, store at {}", configuration.broker().brokerName(),
-            configuration.broker().brokerClusterName(), remotingServer.localPort(),
+        if (slaveSync != null) {
+            slaveSync.start();
+        }
+        log.info("broker {} (cluster {}) serving on port {} (fast port {}), store at {}",
+            configuration.broker().brokerName(), configuration.broker().brokerClusterName(), remotingServer.localPort(),
+            fastRemotingServer.localPort(),
             configuration.store().storePathRootDir());
     }
 
@@ -381,7 +467,11 @@ public final class BrokerController {
         step("stopping the metrics endpoint", metricsService::shutdown);
         // first, so that the NameServers stop routing clients here
         step("unregistering from the NameServers", nameServerPresence::shutdown);
+        if (slaveSync != null) {
+            step("stopping the slave's metadata sync", slaveSync::shutdown);
+        }
         step("answering held pulls", pullHold::shutdown);
+        step("stopping the fast remoting server", fastRemotingServer::shutdown);
         step("stopping the remoting server", remotingServer::shutdown);
         for (RequestExecutor e : executors) {
             step("stopping executor " + e.name(), () -> {
@@ -450,5 +540,19 @@ public final class BrokerController {
 
     public ClientManager clients() {
         return clients;
+    }
+
+    public SubscriptionGroupManager subscriptionGroups() {
+        return subscriptionGroups;
+    }
+
+    /** A slave's metadata sync (stopped once promoted); empty on a broker configured as master. */
+    public Optional<SlaveSynchronize> slaveSynchronize() {
+        return Optional.ofNullable(slaveSync);
+    }
+
+    /** The fast (VIP) remoting port, listenPort − 2. */
+    public int fastListenPort() {
+        return fastRemotingServer.localPort();
     }
 }

@@ -86,6 +86,15 @@ public final class JsonConfigFile {
         }
     }
 
+    /** The file's bytes as they are (no backup fallback, not parsed), or empty when the file does not exist. */
+    public Optional<byte[]> loadExactly() throws IOException {
+        try {
+            return Optional.of(Files.readAllBytes(file));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
     private static JsonNode parse(Path path) throws IOException {
         byte[] bytes = Files.readAllBytes(path);
         JsonNode node;
@@ -110,8 +119,26 @@ public final class JsonConfigFile {
         }
     }
 
+    /**
+     * Like {@link #store(JsonNode)}, but writes {@code content} exactly as given (a body received from a RocketMQ
+     * master, fastjson's unquoted numeric keys and all), once it is known to parse as a JSON object.
+     *
+     * @throws IOException when the content is not a JSON object, or writing fails
+     */
+    public void storeExactly(byte[] content) throws IOException {
+        try {
+            parseBytes(content);
+            writeReplacing(content);
+        } catch (IOException e) {
+            throw new IOException(file + ": " + e.getMessage(), e);
+        }
+    }
+
     private void replaceDurably(JsonNode content) throws IOException {
-        byte[] bytes = MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(content);
+        writeReplacing(MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(content));
+    }
+
+    private void writeReplacing(byte[] bytes) throws IOException {
         Files.createDirectories(file.getParent());
         writeDurably(temp, bytes);
         if (Files.exists(file)) {

@@ -55,7 +55,9 @@ class MasterFailoverTest {
                  "flushDiskType", "SYNC_FLUSH", "haListenPort", Integer.toString(masterHaPort)));
              BrokerProcess slave = BrokerProcess.create(dir.resolve("slave"), Map.of("brokerRole", "SLAVE", "brokerId", "1",
                  "haListenPort", Integer.toString(BrokerProcess.freePort()),
-                 "haMasterAddress", "127.0.0.1:" + masterHaPort))) {
+                 "haMasterAddress", "127.0.0.1:" + masterHaPort,
+                 // consumers read from it once the master is gone
+                 "slaveReadEnable", "true"))) {
             master.start();
             slave.start();
             DefaultMQAdminExt admin = new DefaultMQAdminExt();

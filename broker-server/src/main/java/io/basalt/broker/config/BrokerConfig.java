@@ -130,4 +130,14 @@ public final class BrokerConfig {
     public Optional<HostPort> haMasterAddress() {
         return values.get(ConfigKeys.HA_MASTER_ADDRESS);
     }
+
+    /** Whether consumers may read from slaves (RocketMQ's default false: a slave rejects pulls). */
+    public boolean slaveReadEnable() {
+        return values.get(ConfigKeys.SLAVE_READ_ENABLE);
+    }
+
+    /** Whether a slave corrects an illegal pull offset itself instead of sending the consumer to the master. */
+    public boolean offsetCheckInSlave() {
+        return values.get(ConfigKeys.OFFSET_CHECK_IN_SLAVE);
+    }
 }

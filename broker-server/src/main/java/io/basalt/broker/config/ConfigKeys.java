@@ -46,7 +46,8 @@ final class ConfigKeys {
     static final ConfigKey<BrokerRole> BROKER_ROLE = key("brokerRole", SECTION, oneOf(BrokerRole.class), "ASYNC_MASTER",
         "ASYNC_MASTER, SYNC_MASTER (a send is acknowledged once a slave has it) or SLAVE");
     static final ConfigKey<Integer> LISTEN_PORT = key("listenPort", SECTION, integer(0, 65535), "10911",
-        "Remoting port that clients and tools connect to (0 picks a free port)");
+        "Remoting port that clients and tools connect to (0 picks a free port); the same requests are also served on"
+            + " listenPort - 2, RocketMQ's fast (VIP) port, which slaves ask for the topic table");
     static final ConfigKey<String> BIND_ADDRESS = key("bindAddress", SECTION, token("an address without spaces"), "0.0.0.0",
         "Local address the remoting and HA ports listen on");
     static final ConfigKey<String> BROKER_IP1 = computed("brokerIP1", SECTION, token("an address without spaces"), "an address of this host",
@@ -103,6 +104,11 @@ final class ConfigKeys {
     // Replication wiring
     static final ConfigKey<Optional<HostPort>> HA_MASTER_ADDRESS = key("haMasterAddress", SECTION, optionalHostPort(), "",
         "A slave's master, host:haListenPort; a slave needs it");
+    static final ConfigKey<Boolean> SLAVE_READ_ENABLE = key("slaveReadEnable", SECTION, bool(), "false",
+        "Consumers may read from slaves: a master points a read far behind the log end to the group's"
+            + " whichBrokerWhenConsumeSlowly slave, and a slave serves pulls (without it a slave answers SYSTEM_BUSY)");
+    static final ConfigKey<Boolean> OFFSET_CHECK_IN_SLAVE = key("offsetCheckInSlave", SECTION, bool(), "false",
+        "A slave corrects a consumer's illegal offset itself; without it the consumer is sent back to the master");
 
     /** The broker's own keys, in documentation order. */
     static final KeyTable BROKER = KeyTable.of(List.of(
@@ -111,7 +117,8 @@ final class ConfigKeys {
         STORE_REPLY_MESSAGE_ENABLE,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
-        FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS));
+        FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
+        SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE));
 
     /**
      * RocketMQ's BrokerStartup puts the HA port next to the remoting port; only the broker knows

@@ -148,6 +148,15 @@ public final class NameServerPresence {
         leave();
     }
 
+    /**
+     * The master's remoting address as the NameServers last answered this slave's registration, or empty (no
+     * NameServers, not registered yet, or the master not registered).
+     */
+    public synchronized Optional<String> masterAddr() {
+        NameServerRegistrar r = registrar;
+        return r == null || r.masterAddr().isEmpty() ? Optional.empty() : Optional.of(r.masterAddr());
+    }
+
     /** Whether a registration is in force (the broker registers periodically). */
     synchronized boolean registered() {
         return registrar != null;

@@ -45,6 +45,8 @@ public final class NameServerRegistrar {
     private final ScheduledExecutorService thread;
     private boolean started;
     private boolean shutdown;
+    /** The master's remoting address the NameServers answered a slave's registration with ("" while none). */
+    private volatile String masterAddr = "";
     /** The topic table version last sent; written by the registration thread only. */
     private long registeredVersion = Long.MIN_VALUE;
 
@@ -160,6 +162,10 @@ public final class NameServerRegistrar {
             RemotingCommand response = client.invokeSync(nameServer, request, timeoutMs);
             if (response.code() == ResponseCode.SUCCESS) {
                 log.debug("{} to NameServer {} done", what, nameServer);
+                String master = response.extFields() == null ? null : response.extFields().get("masterAddr");
+                if (master != null && !master.isEmpty()) {
+                    masterAddr = master;
+                }
                 return true;
             }
             log.warn("{} to NameServer {} refused: code {}, {}", what, nameServer, response.code(), response.remark());
@@ -169,6 +175,14 @@ public final class NameServerRegistrar {
             Thread.currentThread().interrupt();
         }
         return false;
+    }
+
+    /**
+     * The master's remoting address from the last registration result that named one (RocketMQ's
+     * {@code RegisterBrokerResult.masterAddr}, filled for a slave whose master is registered and alive), or "".
+     */
+    public String masterAddr() {
+        return masterAddr;
     }
 
     /** RocketMQ's {@code UtilAll.crc32}: CRC32 with the sign bit cleared. */

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.protocol.DataVersion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +29,11 @@ public final class ConsumerOffsetManager {
 
     private final ConcurrentMap<String, ConcurrentMap<Integer, Long>> offsetTable = new ConcurrentHashMap<>();
     private final JsonConfigFile file;
+    /**
+     * RocketMQ's {@code ConsumerOffsetManager.dataVersion}: sent with the table to slaves (GET_ALL_CONSUMER_OFFSET),
+     * which take the master's. Commits do not bump it (RocketMQ's neither).
+     */
+    private volatile DataVersion dataVersion = new DataVersion(0, System.currentTimeMillis(), 0);
 
     ConsumerOffsetManager(JsonConfigFile file) {
         this.file = file;
@@ -93,6 +99,27 @@ public final class ConsumerOffsetManager {
     /** Forgets every offset of a topic (topic deleted). */
     public void removeTopic(String topic) {
         offsetTable.keySet().removeIf(k -> k.startsWith(topic + SEPARATOR));
+    }
+
+    public DataVersion dataVersion() {
+        return dataVersion;
+    }
+
+    /** Every committed offset, {@code topic@group} → queueId → offset (a sorted copy). */
+    public Map<String, Map<Integer, Long>> offsetTable() {
+        Map<String, Map<Integer, Long>> copy = new TreeMap<>();
+        offsetTable.forEach((k, queues) -> copy.put(k, new TreeMap<>(queues)));
+        return copy;
+    }
+
+    /**
+     * A slave takes its master's offsets (RocketMQ's {@code SlaveSynchronize.syncConsumerOffset}): each
+     * {@code topic@group} of {@code table} gets the master's queue map in place of its own, keys the master does
+     * not have are kept (nothing is deleted), and the version becomes the master's. The caller persists.
+     */
+    public void putAll(Map<String, Map<Integer, Long>> table, DataVersion version) {
+        table.forEach((k, queues) -> offsetTable.put(k, new ConcurrentHashMap<>(queues)));
+        dataVersion = version;
     }
 
     public ObjectNode toJson() {

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
 
 import io.basalt.broker.client.ConsumerGroupInfo;
 import io.basalt.broker.client.SubscriptionData;
@@ -43,24 +42,29 @@ public final class PullMessageProcessor implements RequestProcessor {
     private final TopicConfigManager topics;
     private final ConsumerGroups consumers;
     private final LongPolling longPolling;
-    private final LongSupplier slaveToSuggest;
+    private final SlaveReadPolicy slaveReads;
     private final BrokerCounters counters;
 
     /**
-     * @param slaveToSuggest brokerId of a slave a consumer reading from disk should use, -1 for none
+     * @param slaveReads which broker a consumer should read from next, and whether this slave serves pulls
      */
     public PullMessageProcessor(MessageStore store, TopicConfigManager topics, ConsumerGroups consumers,
-                                LongPolling longPolling, LongSupplier slaveToSuggest, BrokerCounters counters) {
+                                LongPolling longPolling, SlaveReadPolicy slaveReads, BrokerCounters counters) {
         this.store = store;
         this.topics = topics;
         this.consumers = consumers;
         this.longPolling = longPolling;
-        this.slaveToSuggest = slaveToSuggest;
+        this.slaveReads = slaveReads;
         this.counters = counters;
     }
 
     @Override
     public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
+        if (slaveReads.rejectsPulls()) {
+            // RocketMQ 5.x's rejectRequest() of a slave without slaveReadEnable, answered as its remoting layer does
+            return CompletableFuture.completedFuture(RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
+                "[REJECTREQUEST]system busy, start flow control for a while"));
+        }
         PullMessageRequestHeader header;
         try {
             header = PullMessageRequestHeader.decode(request.extFields() == null ? java.util.Map.of() : request.extFields());
@@ -136,7 +140,11 @@ public final class PullMessageProcessor implements RequestProcessor {
         counters.pullRequest();
         boolean handedOver = false;
         try {
-            if (code(result.status(), offset) == ResponseCode.PULL_NOT_FOUND) {
+            SlaveReadPolicy.Decision decision = slaveReads.decide(
+                consumers.subscriptionGroups().get(h.getConsumerGroup())
+                    .orElseGet(() -> SubscriptionGroupConfig.defaults(h.getConsumerGroup())),
+                result.suggestPullingFromSlave(), result.status(), code(result.status(), offset));
+            if (decision.code() == ResponseCode.PULL_NOT_FOUND) {
                 if (suspendAllowed && (sysFlag & FLAG_SUSPEND) != 0) {
                     long timeout = Math.min(Math.max(0, h.getSuspendTimeoutMillis()), longPolling.maxSuspendMs());
                     PullRequestHoldService.HeldPull held = new PullRequestHoldService.HeldPull(topic, queueId, offset,
@@ -150,7 +158,7 @@ public final class PullMessageProcessor implements RequestProcessor {
             if (result.status() == GetMessageStatus.FOUND) {
                 counters.got(topic, h.getConsumerGroup(), result.messageCount());
             }
-            RemotingCommand response = respond(result, offset, suggestedBrokerId(result));
+            RemotingCommand response = respond(result, offset, decision);
             handedOver = response.bodySlices() != null;
             return response;
         } finally {
@@ -205,24 +213,14 @@ public final class PullMessageProcessor implements RequestProcessor {
         };
     }
 
-    /** RocketMQ's suggestWhichBrokerId: a slave in sync when this read is far behind the log end (disk), else 0. */
-    private long suggestedBrokerId(GetMessageResult result) {
-        if (result.suggestPullingFromSlave()) {
-            long slave = slaveToSuggest.getAsLong();
-            if (slave > 0) {
-                return slave;
-            }
-        }
-        return 0;
-    }
-
-    private static RemotingCommand respond(GetMessageResult result, long requestOffset, long suggestWhichBrokerId) {
+    private static RemotingCommand respond(GetMessageResult result, long requestOffset, SlaveReadPolicy.Decision decision) {
         GetMessageStatus status = result.status();
-        int code = code(status, requestOffset);
-        long next = status == GetMessageStatus.NO_MESSAGE_IN_QUEUE || status == GetMessageStatus.NO_MATCHED_LOGIC_QUEUE
+        int code = decision.code();
+        long next = decision.keepRequestOffset() ? requestOffset
+            : status == GetMessageStatus.NO_MESSAGE_IN_QUEUE || status == GetMessageStatus.NO_MATCHED_LOGIC_QUEUE
             ? 0 : result.nextBeginOffset();
         RemotingCommand response = RemotingCommand.response(code, status.name());
-        response.putExtField("suggestWhichBrokerId", Long.toString(suggestWhichBrokerId));
+        response.putExtField("suggestWhichBrokerId", Long.toString(decision.suggestWhichBrokerId()));
         response.putExtField("nextBeginOffset", Long.toString(next));
         response.putExtField("minOffset", Long.toString(result.minOffset()));
         response.putExtField("maxOffset", Long.toString(result.maxOffset()));

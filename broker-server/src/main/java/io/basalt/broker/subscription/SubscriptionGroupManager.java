@@ -191,6 +191,26 @@ public final class SubscriptionGroupManager {
         return dataVersion;
     }
 
+    /**
+     * A slave takes its master's groups (RocketMQ's {@code SlaveSynchronize.syncSubscriptionGroupConfig}), only
+     * when the master's version differs: the version becomes the master's, the table holds exactly the master's
+     * groups (RocketMQ clears and fills it; removing the others instead never shows a pull an empty table), and the
+     * file is written. The forbidden table is not part of the master's answer and stays.
+     *
+     * @return true when the table was replaced
+     */
+    public synchronized boolean replaceFromMaster(Map<String, SubscriptionGroupConfig> masterTable,
+                                                  DataVersion masterVersion) throws IOException {
+        if (dataVersion.equals(masterVersion)) {
+            return false;
+        }
+        dataVersion = masterVersion;
+        groups.keySet().retainAll(masterTable.keySet());
+        groups.putAll(masterTable);
+        persist();
+        return true;
+    }
+
     private void changed() throws IOException {
         dataVersion = dataVersion.next(clock.getAsLong());
         persist();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -153,6 +154,37 @@ public final class TopicConfigManager {
         log.info("deleted topic {}", topic);
         changed();
         return true;
+    }
+
+    /**
+     * A slave takes its master's topic table (RocketMQ's {@code SlaveSynchronize.syncTopicConfig}), only when the
+     * master's version differs from this table's: the version becomes the master's, local topics the master lacks
+     * are deleted, the master's are put, and topics.json is written.
+     *
+     * @return true when the table was replaced
+     */
+    public boolean replaceFromMaster(Map<String, TopicConfig> masterTable, DataVersion masterVersion) throws IOException {
+        synchronized (this) {
+            if (dataVersion.equals(masterVersion)) {
+                return false;
+            }
+            dataVersion = masterVersion;
+            topics.keySet().removeIf(name -> !masterTable.containsKey(name));
+            topics.putAll(masterTable);
+        }
+        persist();
+        return true;
+    }
+
+    /**
+     * A slave promoted to master starts its own history of the table: RocketMQ's
+     * {@code DataVersion.nextVersion(epoch)} (state version = the new epoch, counter + 1), persisted.
+     */
+    public void startStateVersion(long stateVersion) throws IOException {
+        synchronized (this) {
+            dataVersion = new DataVersion(stateVersion, clock.getAsLong(), dataVersion.counter() + 1);
+        }
+        persist();
     }
 
     private void changed() throws IOException {

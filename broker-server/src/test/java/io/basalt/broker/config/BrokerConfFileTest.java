@@ -70,7 +70,7 @@ class BrokerConfFileTest {
         assertEquals(2, e.problems().size(), e.problems().toString());
         assertTrue(e.problems().get(0).contains("enablePropertyFilter=true is a RocketMQ 5.2.0 setting Basalt cannot honour"),
             e.problems().get(0));
-        assertTrue(e.problems().get(1).contains("slaveReadEnable=true"), e.problems().get(1));
+        assertTrue(e.problems().get(1).contains("enableSlaveActingMaster=true"), e.problems().get(1));
     }
 
     @Test
@@ -78,7 +78,7 @@ class BrokerConfFileTest {
         Path file = rocketMqUsersFile();
         // the two semantic keys the file sets to what Basalt cannot do, overridden to what it does
         BrokerConfiguration config = BrokerConfiguration.load(file,
-            Map.of("enablePropertyFilter", "false", "slaveReadEnable", "false"), TestEnvironment.in(dir));
+            Map.of("enablePropertyFilter", "false", "enableSlaveActingMaster", "false"), TestEnvironment.in(dir));
 
         assertEquals("192.168.1.10", config.broker().brokerIP1());
         assertEquals("04", config.store().deleteWhen());
@@ -88,7 +88,7 @@ class BrokerConfFileTest {
         assertFalse(config.store().warmMapedFileEnable(), "the file's explicit false is honoured");
         assertTrue(config.broker().autoCreateSubscriptionGroup());
         Set<String> semanticAtHonouredValues = Set.of("enablePropertyFilter", "aclEnable", "traceTopicEnable",
-            "slaveReadEnable", "messageDelayLevel");
+            "enableSlaveActingMaster", "messageDelayLevel");
         Set<String> tuning = Set.of("useReentrantLockWhenPutMessage", "serverWorkerThreads", "serverSelectorThreads",
             "clientWorkerThreads");
         Set<String> ignored = new java.util.HashSet<>(semanticAtHonouredValues);

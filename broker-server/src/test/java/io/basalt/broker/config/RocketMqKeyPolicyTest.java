@@ -33,7 +33,7 @@ class RocketMqKeyPolicyTest {
 
     @Test
     void keysThatChangeAGuaranteeAreSemantic() {
-        for (String key : List.of("aclEnable", "enableDLegerCommitLog", "enableControllerMode", "slaveReadEnable",
+        for (String key : List.of("aclEnable", "enableDLegerCommitLog", "enableControllerMode", "enableSlaveActingMaster",
             "brokerPermission", "messageDelayLevel", "timerWheelEnable", "traceTopicEnable", "storeType", "useTLS",
             "enablePropertyFilter", "rejectTransactionMessage", "inSyncReplicas")) {
             Rule rule = RocketMqKeyPolicy.rule(key).orElseThrow();

@@ -80,7 +80,8 @@ class PullMessageProcessorTest {
         clients = new ClientManager(120_000, System::currentTimeMillis);
         pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
             new LongPolling(hold, 20_000),
-            () -> slaveInSync, counters);
+            // slaveReadEnable: a master may point consumers at its slave in sync
+            SlaveReadPolicy.master(true, brokerId -> brokerId == slaveInSync), counters);
     }
 
     @AfterEach

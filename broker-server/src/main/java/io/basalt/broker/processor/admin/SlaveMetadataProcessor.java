@@ -1,0 +1,68 @@
+package io.basalt.broker.processor.admin;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.protocol.ConsumerOffsetSerializeWrapper;
+import io.basalt.remoting.processor.RequestContext;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.ResponseCode;
+
+/**
+ * What a master hands its slaves besides the topic and group tables (which {@link TopicAdminProcessor} and
+ * {@link SubscriptionGroupAdminProcessor} answer): GET_ALL_CONSUMER_OFFSET (RocketMQ's
+ * {@code ConsumerOffsetManager} JSON: {@code dataVersion}, {@code offsetTable} with unquoted queue ids),
+ * GET_ALL_DELAY_OFFSET and GET_ALL_MESSAGE_REQUEST_MODE. Basalt has no schedule service and no POP yet, so
+ * the last two answer what {@code config/delayOffset.json} and {@code config/messageRequestMode.json} hold
+ * (a store taken over from RocketMQ, or a promoted slave's copy): a missing delay-offset file is RocketMQ's
+ * SYSTEM_ERROR "No delay offset in this broker", a missing request-mode file RocketMQ's answer of an empty
+ * manager, {@code {"messageRequestModeMap":{}}}. Safe for concurrent calls.
+ */
+public final class SlaveMetadataProcessor implements RequestProcessor {
+    static final byte[] NO_REQUEST_MODES = "{\"messageRequestModeMap\":{}}".getBytes(StandardCharsets.UTF_8);
+
+    private final ConsumerOffsetManager offsets;
+    private final JsonConfigFile delayOffsets;
+    private final JsonConfigFile requestModes;
+
+    /** @param configDir the broker's {@code <storePathRootDir>/config} */
+    public SlaveMetadataProcessor(ConsumerOffsetManager offsets, Path configDir) {
+        this.offsets = offsets;
+        this.delayOffsets = new JsonConfigFile(configDir.resolve("delayOffset.json"));
+        this.requestModes = new JsonConfigFile(configDir.resolve("messageRequestMode.json"));
+    }
+
+    @Override
+    public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request)
+        throws IOException {
+        RemotingCommand response = switch (request.code()) {
+            case RequestCode.GET_ALL_CONSUMER_OFFSET ->
+                success(new ConsumerOffsetSerializeWrapper(offsets.offsetTable(), offsets.dataVersion()).encode());
+            case RequestCode.GET_ALL_DELAY_OFFSET -> nonEmpty(delayOffsets.loadExactly())
+                .map(SlaveMetadataProcessor::success)
+                .orElseGet(() -> RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "No delay offset in this broker"));
+            case RequestCode.GET_ALL_MESSAGE_REQUEST_MODE -> success(nonEmpty(requestModes.loadExactly())
+                .orElse(NO_REQUEST_MODES));
+            default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
+                "request code " + request.code() + " not supported");
+        };
+        return CompletableFuture.completedFuture(response);
+    }
+
+    private static Optional<byte[]> nonEmpty(Optional<byte[]> content) {
+        return content.filter(bytes -> bytes.length > 0);
+    }
+
+    private static RemotingCommand success(byte[] body) {
+        RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
+        response.setBody(body);
+        return response;
+    }
+}

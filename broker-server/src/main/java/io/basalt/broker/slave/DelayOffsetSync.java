@@ -1,0 +1,46 @@
+package io.basalt.broker.slave;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+import io.basalt.broker.JsonConfigFile;
+import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.ResponseCode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * GET_ALL_DELAY_OFFSET: the master's body replaces {@code config/delayOffset.json} as it is (RocketMQ's
+ * {@code syncDelayOffset}, fastjson's unquoted delay levels included). Basalt has no schedule service yet, so
+ * nothing reloads the file; a promoted slave answers its content to its own slaves. A master without delay
+ * offsets answers SYSTEM_ERROR "No delay offset in this broker": nothing to copy, the file stays as it is.
+ */
+final class DelayOffsetSync implements MetadataSync {
+    private static final Logger log = LoggerFactory.getLogger(DelayOffsetSync.class);
+
+    private final JsonConfigFile file;
+
+    DelayOffsetSync(Path configDir) {
+        this.file = new JsonConfigFile(configDir.resolve("delayOffset.json"));
+    }
+
+    @Override
+    public String what() {
+        return "delay offsets";
+    }
+
+    @Override
+    public int requestCode() {
+        return RequestCode.GET_ALL_DELAY_OFFSET;
+    }
+
+    @Override
+    public void apply(RemotingCommand response) throws IOException {
+        if (response.code() == ResponseCode.SYSTEM_ERROR) {
+            log.debug("the master has no delay offsets: {}", response.remark());
+            return;
+        }
+        file.storeExactly(MetadataSync.successBody(response, what()));
+    }
+}
