@@ -117,6 +117,10 @@ class StartupTopicsTest {
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
             .until(() -> onlyQueue(admin.examineTopicRouteInfo("NewTopic")).getWriteQueueNums() == 4);
 
+        // RocketMQ's end-to-end suite creates its topics this way, typed
+        admin.createTopic("DefaultCluster", "FifoTopic", 4, Map.of("+message.type", "FIFO"));
+        assertEquals(Map.of("message.type", "FIFO"), admin.examineTopicConfig(broker.address(), "FifoTopic").getAttributes());
+
         // a producer with message tracing on sends to it, and its traces land in the trace topic
         DefaultMQProducer producer = new DefaultMQProducer("pg-traced", true, null);
         producer.setNamesrvAddr(nameServerAddress);
