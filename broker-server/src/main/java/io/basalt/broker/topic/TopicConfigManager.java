@@ -34,11 +34,6 @@ public final class TopicConfigManager {
     private final LongSupplier clock;
     private volatile DataVersion dataVersion;
 
-    TopicConfigManager(JsonConfigFile file, boolean autoCreateTopicEnable, int defaultTopicQueueNums,
-                       LongSupplier clock) {
-        this(file, autoCreateTopicEnable, SystemTopics.templateOnly(autoCreateTopicEnable, defaultTopicQueueNums), clock);
-    }
-
     TopicConfigManager(JsonConfigFile file, boolean autoCreateTopicEnable, SystemTopics systemTopics, LongSupplier clock) {
         this.file = file;
         this.autoCreateTopicEnable = autoCreateTopicEnable;
@@ -55,10 +50,7 @@ public final class TopicConfigManager {
      * @throws UnsupportedTopicException when a stored topic has an attribute Basalt does not implement
      */
     public static TopicConfigManager open(Path configDir, SystemTopics.Settings settings) throws IOException {
-        TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(configDir.resolve("topics.json")),
-            settings.autoCreateTopicEnable(), SystemTopics.of(settings), System::currentTimeMillis);
-        m.load();
-        return m;
+        return open(configDir, settings.autoCreateTopicEnable(), SystemTopics.of(settings));
     }
 
     /**
@@ -69,8 +61,13 @@ public final class TopicConfigManager {
      */
     public static TopicConfigManager open(Path configDir, boolean autoCreateTopicEnable, int defaultTopicQueueNums)
         throws IOException {
+        return open(configDir, autoCreateTopicEnable, SystemTopics.templateOnly(autoCreateTopicEnable, defaultTopicQueueNums));
+    }
+
+    private static TopicConfigManager open(Path configDir, boolean autoCreateTopicEnable, SystemTopics systemTopics)
+        throws IOException {
         TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(configDir.resolve("topics.json")),
-            autoCreateTopicEnable, defaultTopicQueueNums, System::currentTimeMillis);
+            autoCreateTopicEnable, systemTopics, System::currentTimeMillis);
         m.load();
         return m;
     }
