@@ -4,6 +4,7 @@ import io.basalt.ha.BrokerRole;
 
 import static io.basalt.broker.config.BrokerValueTypes.hostPortList;
 import static io.basalt.broker.config.BrokerValueTypes.optionalHostPort;
+import static io.basalt.broker.config.BrokerValueTypes.topicName;
 import static io.basalt.common.config.ConfigKey.computed;
 import static io.basalt.common.config.ConfigKey.key;
 import static io.basalt.common.config.ValueTypes.bool;
@@ -70,7 +71,7 @@ final class ConfigKeys {
     static final ConfigKey<Boolean> TRACE_TOPIC_ENABLE = key("traceTopicEnable", SECTION, bool(), "false",
         "Create the message trace topic msgTraceTopicName at start (1 queue), where clients with message tracing"
             + " send their traces");
-    static final ConfigKey<String> MSG_TRACE_TOPIC_NAME = key("msgTraceTopicName", SECTION, token("a topic name"),
+    static final ConfigKey<String> MSG_TRACE_TOPIC_NAME = key("msgTraceTopicName", SECTION, topicName(),
         "RMQ_SYS_TRACE_TOPIC", "The trace topic that traceTopicEnable creates");
 
     // Consumer groups
