@@ -64,6 +64,7 @@ import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
+import io.basalt.broker.topic.SystemTopics;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.remoting.netty.NettyRemotingServer;
@@ -213,8 +214,10 @@ public final class BrokerController {
     public static BrokerController create(BrokerConfiguration configured) throws IOException {
         BrokerConfiguration configuration = withConcretePorts(configured);
         Path configDir = configDir(configuration);
-        TopicConfigManager topics = TopicConfigManager.open(configDir, configuration.broker().autoCreateTopicEnable(),
-            configuration.broker().defaultTopicQueueNums());
+        BrokerConfig broker = configuration.broker();
+        TopicConfigManager topics = TopicConfigManager.open(configDir, new SystemTopics.Settings(
+            broker.brokerClusterName(), broker.brokerName(), broker.autoCreateTopicEnable(), broker.defaultTopicQueueNums(),
+            broker.clusterTopicEnable(), broker.brokerTopicEnable(), broker.traceTopicEnable(), broker.msgTraceTopicName()));
         ConsumerOffsetManager offsets = ConsumerOffsetManager.open(configDir);
         SubscriptionGroupManager subscriptionGroups = SubscriptionGroupManager.open(configDir,
             configuration.broker().autoCreateSubscriptionGroup());

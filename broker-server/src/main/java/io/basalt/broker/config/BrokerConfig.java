@@ -65,6 +65,25 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.DEFAULT_TOPIC_QUEUE_NUMS);
     }
 
+    /** Whether the cluster-name topic created at start is readable and writable (else perm INHERIT only). */
+    public boolean clusterTopicEnable() {
+        return values.get(ConfigKeys.CLUSTER_TOPIC_ENABLE);
+    }
+
+    /** Whether the broker-name topic created at start is readable and writable (else perm INHERIT only). */
+    public boolean brokerTopicEnable() {
+        return values.get(ConfigKeys.BROKER_TOPIC_ENABLE);
+    }
+
+    /** Whether the trace topic {@link #msgTraceTopicName()} is created at start. */
+    public boolean traceTopicEnable() {
+        return values.get(ConfigKeys.TRACE_TOPIC_ENABLE);
+    }
+
+    public String msgTraceTopicName() {
+        return values.get(ConfigKeys.MSG_TRACE_TOPIC_NAME);
+    }
+
     /** Whether an unknown consumer group is created on its first heartbeat or pull (RocketMQ's system groups always are). */
     public boolean autoCreateSubscriptionGroup() {
         return values.get(ConfigKeys.AUTO_CREATE_SUBSCRIPTION_GROUP);

@@ -1,5 +1,6 @@
 package io.basalt.broker.config;
 
+import io.basalt.broker.topic.TopicValidator;
 import io.basalt.common.config.ConfigEnvironment;
 import io.basalt.common.config.ValueType;
 import io.basalt.common.config.ValueType.InvalidValueException;
@@ -8,10 +9,29 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** The broker's own value types: name server and master addresses. */
+/** The broker's own value types: name server and master addresses, topic names. */
 final class BrokerValueTypes {
 
     private BrokerValueTypes() {
+    }
+
+    /** A topic name by RocketMQ's rule: at most 127 characters of {@code [%|a-zA-Z0-9_-]}. */
+    static ValueType<String> topicName() {
+        return new ValueType<>() {
+            @Override
+            public String parse(String raw, ConfigEnvironment environment) throws InvalidValueException {
+                String invalid = TopicValidator.invalidReason(raw);
+                if (invalid != null) {
+                    throw new InvalidValueException("is not a topic name: " + invalid);
+                }
+                return raw;
+            }
+
+            @Override
+            public String allowed() {
+                return "a topic name: at most 127 characters of %|a-zA-Z0-9_-";
+            }
+        };
     }
 
     /** An optional {@code host:port}; empty text means unset. */

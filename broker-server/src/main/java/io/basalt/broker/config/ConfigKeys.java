@@ -4,6 +4,7 @@ import io.basalt.ha.BrokerRole;
 
 import static io.basalt.broker.config.BrokerValueTypes.hostPortList;
 import static io.basalt.broker.config.BrokerValueTypes.optionalHostPort;
+import static io.basalt.broker.config.BrokerValueTypes.topicName;
 import static io.basalt.common.config.ConfigKey.computed;
 import static io.basalt.common.config.ConfigKey.key;
 import static io.basalt.common.config.ValueTypes.bool;
@@ -62,6 +63,17 @@ final class ConfigKeys {
         "Create a topic on its first send");
     static final ConfigKey<Integer> DEFAULT_TOPIC_QUEUE_NUMS = key("defaultTopicQueueNums", SECTION, integer(1, 1024), "8",
         "Queues of an auto-created topic");
+    static final ConfigKey<Boolean> CLUSTER_TOPIC_ENABLE = key("clusterTopicEnable", SECTION, bool(), "true",
+        "The topic named after brokerClusterName (created at start, 16 queues) is readable and writable; false: it"
+            + " only routes (perm 1), which is all the admin API needs to create a topic on every master of the cluster");
+    static final ConfigKey<Boolean> BROKER_TOPIC_ENABLE = key("brokerTopicEnable", SECTION, bool(), "true",
+        "The topic named after brokerName (created at start, 1 queue) is readable and writable; false: it only"
+            + " routes (perm 1)");
+    static final ConfigKey<Boolean> TRACE_TOPIC_ENABLE = key("traceTopicEnable", SECTION, bool(), "false",
+        "Create the message trace topic msgTraceTopicName at start (1 queue), where clients with message tracing"
+            + " send their traces");
+    static final ConfigKey<String> MSG_TRACE_TOPIC_NAME = key("msgTraceTopicName", SECTION, topicName(),
+        "RMQ_SYS_TRACE_TOPIC", "The trace topic that traceTopicEnable creates");
 
     // Consumer groups
     static final ConfigKey<Boolean> AUTO_CREATE_SUBSCRIPTION_GROUP = key("autoCreateSubscriptionGroup", SECTION, bool(), "true",
@@ -113,8 +125,8 @@ final class ConfigKeys {
     /** The broker's own keys, in documentation order. */
     static final KeyTable BROKER = KeyTable.of(List.of(
         BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, NAMESRV_ADDR,
-        AUTO_CREATE_TOPIC_ENABLE, DEFAULT_TOPIC_QUEUE_NUMS, AUTO_CREATE_SUBSCRIPTION_GROUP,
-        STORE_REPLY_MESSAGE_ENABLE,
+        AUTO_CREATE_TOPIC_ENABLE, DEFAULT_TOPIC_QUEUE_NUMS, CLUSTER_TOPIC_ENABLE, BROKER_TOPIC_ENABLE, TRACE_TOPIC_ENABLE,
+        MSG_TRACE_TOPIC_NAME, AUTO_CREATE_SUBSCRIPTION_GROUP, STORE_REPLY_MESSAGE_ENABLE,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
         FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,

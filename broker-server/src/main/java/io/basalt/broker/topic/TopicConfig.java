@@ -25,6 +25,11 @@ public record TopicConfig(String topicName, int readQueueNums, int writeQueueNum
         return new TopicConfig(topicName, queueNums, queueNums, perm, "SINGLE_TAG", 0, false, Map.of());
     }
 
+    public TopicConfig withPerm(int newPerm) {
+        return new TopicConfig(topicName, readQueueNums, writeQueueNums, newPerm, topicFilterType, topicSysFlag, order,
+            attributes);
+    }
+
     public boolean isReadable() {
         return (perm & Perm.READ) != 0;
     }

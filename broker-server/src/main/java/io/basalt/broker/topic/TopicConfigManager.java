@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The broker's topics, persisted in {@code <storePathRootDir>/config/topics.json} (RocketMQ's layout:
- * {@code {"dataVersion":{...},"topicConfigTable":{name: TopicConfig}}}). Creates RocketMQ's
- * {@code TBW102} template topic (perm 7, {@code defaultTopicQueueNums} queues) when auto-creation is on,
- * and implements its auto-creation rule for sends. Thread-safe; every change is persisted at once.
+ * {@code {"dataVersion":{...},"topicConfigTable":{name: TopicConfig}}}). Creates RocketMQ's start-up topics
+ * ({@link SystemTopics}: {@code TBW102} when auto-creation is on, the cluster- and broker-name topics, ...)
+ * when the file lacks them, implements RocketMQ's auto-creation rule for sends, and refuses to open a table
+ * with a topic attribute Basalt does not implement. Thread-safe; every change is persisted at once.
  */
 public final class TopicConfigManager {
     private static final Logger log = LoggerFactory.getLogger(TopicConfigManager.class);
@@ -30,30 +31,57 @@ public final class TopicConfigManager {
     private final ConcurrentMap<String, TopicConfig> topics = new ConcurrentHashMap<>();
     private final JsonConfigFile file;
     private final boolean autoCreateTopicEnable;
-    private final int defaultTopicQueueNums;
+    private final SystemTopics systemTopics;
     private final LongSupplier clock;
     private volatile DataVersion dataVersion;
 
-    TopicConfigManager(JsonConfigFile file, boolean autoCreateTopicEnable, int defaultTopicQueueNums,
-                       LongSupplier clock) {
+    TopicConfigManager(JsonConfigFile file, boolean autoCreateTopicEnable, SystemTopics systemTopics, LongSupplier clock) {
         this.file = file;
         this.autoCreateTopicEnable = autoCreateTopicEnable;
-        this.defaultTopicQueueNums = defaultTopicQueueNums;
+        this.systemTopics = systemTopics;
         this.clock = clock;
         this.dataVersion = new DataVersion(0, clock.getAsLong(), 0);
     }
 
     /**
-     * Loads {@code <configDir>/topics.json} (or its backup) and adds the system topics.
+     * Loads {@code <configDir>/topics.json} (or its backup) and adds the system topics of a broker with these
+     * settings.
+     *
+     * @throws IOException when the file and its backup are both corrupt
+     * @throws UnsupportedTopicException when a stored topic has an attribute Basalt does not implement
+     */
+    public static TopicConfigManager open(Path configDir, SystemTopics.Settings settings) throws IOException {
+        return open(configDir, settings.autoCreateTopicEnable(), SystemTopics.of(settings));
+    }
+
+    /**
+     * Loads {@code <configDir>/topics.json} (or its backup) and adds {@code TBW102} when auto-creation is on: a
+     * topic table without a cluster or broker name of its own.
      *
      * @throws IOException when the file and its backup are both corrupt
      */
     public static TopicConfigManager open(Path configDir, boolean autoCreateTopicEnable, int defaultTopicQueueNums)
         throws IOException {
+        return open(configDir, autoCreateTopicEnable, SystemTopics.templateOnly(autoCreateTopicEnable, defaultTopicQueueNums));
+    }
+
+    private static TopicConfigManager open(Path configDir, boolean autoCreateTopicEnable, SystemTopics systemTopics)
+        throws IOException {
         TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(configDir.resolve("topics.json")),
-            autoCreateTopicEnable, defaultTopicQueueNums, System::currentTimeMillis);
+            autoCreateTopicEnable, systemTopics, System::currentTimeMillis);
         m.load();
         return m;
+    }
+
+    /**
+     * A topic in topics.json that Basalt cannot serve as its attributes say (a RocketMQ store with a
+     * compacted or batch-queue topic). Start-up stops: the CommitLog's retention is shared by all topics, so
+     * not serving the topic would not keep its data; the operator decides what to do with it.
+     */
+    public static final class UnsupportedTopicException extends IOException {
+        UnsupportedTopicException(String message) {
+            super(message);
+        }
     }
 
     void load() throws IOException {
@@ -67,15 +95,39 @@ public final class TopicConfigManager {
                 version.path("timestamp").asLong(dataVersion.timestamp()), version.path("counter").asLong(0));
             log.info("loaded {} topics from {}", topics.size(), file.path());
         }
+        List<String> unsupported = topics.values().stream().sorted(java.util.Comparator.comparing(TopicConfig::topicName))
+            .flatMap(t -> TopicAttributes.unsupported(t.attributes())
+                .map(reason -> "topic[" + t.topicName() + "] " + reason).stream())
+            .toList();
+        if (!unsupported.isEmpty()) {
+            throw new UnsupportedTopicException(file.path() + " holds topics Basalt cannot serve as their attributes say: "
+                + String.join("; ", unsupported) + ". Remove the attribute from the topic in topics.json if losing what"
+                + " it promises is acceptable, or keep the store on a RocketMQ broker");
+        }
         boolean changed = false;
-        if (autoCreateTopicEnable && !topics.containsKey(TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC)) {
-            topics.put(TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, TopicConfig.of(TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC,
-                defaultTopicQueueNums, Perm.READ | Perm.WRITE | Perm.INHERIT));
-            changed = true;
+        for (SystemTopics.StartupTopic startup : systemTopics.startupTopics()) {
+            TopicConfig wanted = startup.config();
+            TopicConfig existing = topics.get(wanted.topicName());
+            if (existing == null) {
+                topics.put(wanted.topicName(), wanted);
+                log.info("created system topic {} ({} queues, perm {})", wanted.topicName(), wanted.writeQueueNums(),
+                    wanted.perm());
+                changed = true;
+            } else if (startup.permFromSettings() && existing.perm() != wanted.perm()) {
+                topics.put(wanted.topicName(), existing.withPerm(wanted.perm()));
+                log.info("system topic {}: perm {} -> {} (clusterTopicEnable / brokerTopicEnable)", wanted.topicName(),
+                    existing.perm(), wanted.perm());
+                changed = true;
+            }
         }
         if (changed) {
             changed();
         }
+    }
+
+    /** Which topic names are reserved for the broker (RocketMQ's {@code isSystemTopic}). */
+    public SystemTopics systemTopics() {
+        return systemTopics;
     }
 
     public TopicConfig get(String topic) {

@@ -8,10 +8,14 @@ public final class TopicValidator {
     public static final int TOPIC_MAX_LENGTH = 127;
     public static final String RETRY_GROUP_TOPIC_PREFIX = "%RETRY%";
     public static final String DLQ_GROUP_TOPIC_PREFIX = "%DLQ%";
-    /** System topics a producer may not send to (RocketMQ's NOT_ALLOWED_SEND_TOPIC_SET). */
+    /**
+     * System topics a producer may not send to: RocketMQ 5.2.0's NOT_ALLOWED_SEND_TOPIC_SET (which its client
+     * checks too), plus the timer and revive topics, whose features Basalt does not implement.
+     */
     private static final Set<String> NOT_ALLOWED_SEND = Set.of(
         "SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRANS_OP_HALF_TOPIC",
-        "TRANS_CHECK_MAX_TIME_TOPIC", "rmq_sys_wheel_timer", "rmq_sys_REVIVE_LOG_");
+        "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT", "rmq_sys_wheel_timer",
+        "rmq_sys_REVIVE_LOG_");
 
     private TopicValidator() {
     }

@@ -87,8 +87,9 @@ class BrokerConfFileTest {
         assertEquals(dir.resolve("home/store/commitlog"), config.store().commitLogDir());
         assertFalse(config.store().warmMapedFileEnable(), "the file's explicit false is honoured");
         assertTrue(config.broker().autoCreateSubscriptionGroup());
-        Set<String> semanticAtHonouredValues = Set.of("enablePropertyFilter", "aclEnable", "traceTopicEnable",
-            "enableSlaveActingMaster", "messageDelayLevel");
+        assertFalse(config.broker().traceTopicEnable());
+        Set<String> semanticAtHonouredValues = Set.of("enablePropertyFilter", "aclEnable", "enableSlaveActingMaster",
+            "messageDelayLevel");
         Set<String> tuning = Set.of("useReentrantLockWhenPutMessage", "serverWorkerThreads", "serverSelectorThreads",
             "clientWorkerThreads");
         Set<String> ignored = new java.util.HashSet<>(semanticAtHonouredValues);

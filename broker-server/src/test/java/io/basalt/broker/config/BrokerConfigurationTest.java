@@ -187,6 +187,17 @@ class BrokerConfigurationTest {
     }
 
     @Test
+    void theTopicKeysHaveRocketMqsDefaultsAndTheTraceTopicMustBeATopicName() throws Exception {
+        BrokerConfig defaults = of(Map.of()).broker();
+        assertTrue(defaults.clusterTopicEnable());
+        assertTrue(defaults.brokerTopicEnable());
+        assertFalse(defaults.traceTopicEnable());
+        assertEquals("RMQ_SYS_TRACE_TOPIC", defaults.msgTraceTopicName());
+        assertOneProblemContaining(problemsOf(Map.of("msgTraceTopicName", "my.traces")),
+            "msgTraceTopicName=my.traces is not a topic name", "contains illegal characters");
+    }
+
+    @Test
     void everyProblemIsReportedAtOnce() throws Exception {
         ConfigException e = assertThrows(ConfigException.class, () -> load("""
             flushDiskTyp=SYNC_FLUSH

@@ -66,8 +66,8 @@ class TopicConfigManagerTest {
             + "\"timestamp\":1700000000000},\"topicConfigTable\":{\"TBW102\":{\"perm\":7,\"readQueueNums\":8,"
             + "\"topicName\":\"TBW102\",\"writeQueueNums\":8}}}");
         long[] now = {1_800_000_000_000L};
-        TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(dir.resolve("topics.json")), true, 8,
-            () -> now[0]);
+        TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(dir.resolve("topics.json")), true,
+            SystemTopics.templateOnly(true, 8), () -> now[0]);
         m.load();
         assertEquals(new DataVersion(2, 1_700_000_000_000L, 7), m.dataVersion(), "nothing changed at load");
 

@@ -7,6 +7,7 @@ import io.basalt.broker.protocol.MessageQueue;
 import io.basalt.broker.protocol.TopicConfigSerializeWrapper;
 import io.basalt.broker.protocol.TopicOffset;
 import io.basalt.broker.protocol.TopicStatsTable;
+import io.basalt.broker.topic.TopicAttributes;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicValidator;
@@ -18,7 +19,6 @@ import io.basalt.store.MessageStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -60,10 +60,12 @@ public final class TopicAdminProcessor extends ImmediateAdminProcessor {
         };
     }
 
-    /** RocketMQ's system topics: the template topic, the ones clients may not send to, and {@code rmq_sys_*}. */
-    static boolean isSystemTopic(String topic) {
-        return TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC.equals(topic) || TopicValidator.isNotAllowedSendTopic(topic)
-            || topic.startsWith("rmq_sys_");
+    /**
+     * RocketMQ's system topics ({@link io.basalt.broker.topic.SystemTopics}): the static set, the cluster-name,
+     * broker-name, reply and trace topics, and {@code rmq_sys_*}.
+     */
+    boolean isSystemTopic(String topic) {
+        return topics.systemTopics().isSystemTopic(topic);
     }
 
     private RemotingCommand updateAndCreateTopic(RequestFields fields, RequestContext context)
@@ -95,7 +97,8 @@ public final class TopicAdminProcessor extends ImmediateAdminProcessor {
         TopicConfig existing = topics.get(topic);
         Map<String, String> attributes;
         try {
-            attributes = TopicAttributes.alter(existing == null ? Map.of() : existing.attributes(), fields.string("attributes"));
+            attributes = TopicAttributes.alter(existing == null, existing == null ? Map.of() : existing.attributes(),
+                fields.string("attributes"));
         } catch (IllegalArgumentException e) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, e.getMessage());
         }
@@ -190,34 +193,5 @@ public final class TopicAdminProcessor extends ImmediateAdminProcessor {
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
         response.setBody(new TopicStatsTable(table).encode());
         return response;
-    }
-
-    /** The attribute map of a topic after an update's {@code +key=value,-key} list (RocketMQ's AttributeParser). */
-    static final class TopicAttributes {
-        private TopicAttributes() {
-        }
-
-        static Map<String, String> alter(Map<String, String> current, String changes) {
-            Map<String, String> result = new HashMap<>(current);
-            if (changes == null || changes.isBlank()) {
-                return result;
-            }
-            for (String item : changes.split(",")) {
-                String change = item.trim();
-                if (change.length() < 2 || (change.charAt(0) != '+' && change.charAt(0) != '-')) {
-                    throw new IllegalArgumentException("attribute '" + change + "' must start with + or -");
-                }
-                if (change.charAt(0) == '-') {
-                    result.remove(change.substring(1));
-                    continue;
-                }
-                int eq = change.indexOf('=');
-                if (eq <= 1 || eq == change.length() - 1) {
-                    throw new IllegalArgumentException("attribute '" + change + "' must read +key=value");
-                }
-                result.put(change.substring(1, eq), change.substring(eq + 1));
-            }
-            return result;
-        }
     }
 }
