@@ -19,6 +19,7 @@ import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
 import io.basalt.broker.config.ConfigException;
+import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.metrics.BrokerMetrics;
 import io.basalt.broker.metrics.MetricsService;
@@ -243,14 +244,15 @@ public final class BrokerController {
         register(send, new SendMessageProcessor(storeHost, replication::acceptsWrites, configuration.store().maxMessageSize(),
                 store, topics, counters),
             RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
+        ConsumerFilters filters = new ConsumerFilters(broker.enablePropertyFilter());
         register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
-                new LongPolling(pullHold, MAX_SUSPEND_MS), replication::slaveToSuggest, counters),
+                new LongPolling(pullHold, MAX_SUSPEND_MS), replication::slaveToSuggest, counters, filters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
         register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
             replication::acceptsWrites),
             RequestCode.CONSUMER_SEND_MSG_BACK);
         register(clientManage, new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis),
-                subscriptionGroups, topics),
+                subscriptionGroups, topics, filters),
             RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT, RequestCode.CHECK_CLIENT_CONFIG,
             RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ, RequestCode.UNLOCK_BATCH_MQ);
         register(consumerManage, new ConsumerOffsetProcessor(store, topics, offsets), RequestCode.QUERY_CONSUMER_OFFSET,

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.protocol.Json;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
@@ -39,11 +40,15 @@ class ClientManageProcessorTest {
     private ClientManageProcessor processor;
 
     private void open(boolean autoCreateSubscriptionGroup) throws Exception {
+        open(autoCreateSubscriptionGroup, false);
+    }
+
+    private void open(boolean autoCreateSubscriptionGroup, boolean enablePropertyFilter) throws Exception {
         topics = TopicConfigManager.open(dir, true, 4);
         groups = SubscriptionGroupManager.open(dir, autoCreateSubscriptionGroup);
         clients = new ClientManager(120_000, System::currentTimeMillis);
         processor = new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis), groups,
-            topics);
+            topics, new ConsumerFilters(enablePropertyFilter));
     }
 
     private RemotingCommand heartbeat(String group) throws Exception {
@@ -114,5 +119,20 @@ class ClientManageProcessorTest {
         assertEquals(ResponseCode.SYSTEM_ERROR, request(RequestCode.CHECK_CLIENT_CONFIG,
             "{'subscriptionData':{expressionType:'SQL92'}}").code());
         assertEquals(BrokerResponseCode.INVALID_PARAMETER, request(RequestCode.CHECK_CLIENT_CONFIG, "{").code());
+    }
+
+    @Test
+    void withPropertyFilterCheckClientConfigAcceptsAGoodSql92ExpressionAndRefusesAMalformedOneAsParseFailed() throws Exception {
+        open(true, true);
+        assertEquals(ResponseCode.SUCCESS, request(RequestCode.CHECK_CLIENT_CONFIG,
+            "{\"clientId\":\"c\",\"group\":\"g\",\"subscriptionData\":{\"expressionType\":\"SQL92\","
+                + "\"subString\":\"a > 5 AND region = 'eu'\",\"topic\":\"T\"}}").code());
+        RemotingCommand malformed = request(RequestCode.CHECK_CLIENT_CONFIG,
+            "{\"clientId\":\"c\",\"group\":\"g\",\"subscriptionData\":{\"expressionType\":\"SQL92\","
+                + "\"subString\":\"a > AND\",\"topic\":\"T\"}}");
+        assertEquals(ResponseCode.SUBSCRIPTION_PARSE_FAILED, malformed.code());
+        assertTrue(malformed.remark().startsWith("Invalid MessageSelector."), malformed.remark());
+        assertEquals(ResponseCode.SUBSCRIPTION_PARSE_FAILED, request(RequestCode.CHECK_CLIENT_CONFIG,
+            "{\"subscriptionData\":{\"expressionType\":\"GROOVY\",\"subString\":\"x\",\"topic\":\"T\"}}").code());
     }
 }

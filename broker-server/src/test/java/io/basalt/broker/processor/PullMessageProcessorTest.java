@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
@@ -78,7 +79,7 @@ class PullMessageProcessorTest {
         sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address(), () -> true);
         pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups,
             new ClientManager(120_000, System::currentTimeMillis), offsets), new LongPolling(hold, 20_000),
-            () -> slaveInSync, counters);
+            () -> slaveInSync, counters, new ConsumerFilters(true));
     }
 
     @AfterEach
