@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,7 @@ class ClientManageProcessorTest {
     private SubscriptionGroupManager groups;
     private ClientManager clients;
     private ClientManageProcessor processor;
+    private ConsumerFilters filters;
 
     private void open(boolean autoCreateSubscriptionGroup) throws Exception {
         open(autoCreateSubscriptionGroup, false);
@@ -47,17 +49,37 @@ class ClientManageProcessorTest {
         topics = TopicConfigManager.open(dir, true, 4);
         groups = SubscriptionGroupManager.open(dir, autoCreateSubscriptionGroup);
         clients = new ClientManager(120_000, System::currentTimeMillis);
+        filters = new ConsumerFilters(enablePropertyFilter);
         processor = new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis), groups,
-            topics, new ConsumerFilters(enablePropertyFilter));
+            topics, filters);
     }
 
     private RemotingCommand heartbeat(String group) throws Exception {
+        return heartbeat(group, "{\"subString\":\"*\",\"subVersion\":1,\"topic\":\"T\"}");
+    }
+
+    private RemotingCommand heartbeat(String group, String subscription) throws Exception {
         RemotingCommand request = RemotingCommand.request(RequestCode.HEART_BEAT);
         request.setBody(("{\"clientID\":\"127.0.0.1@1\",\"consumerDataSet\":[{\"consumeFromWhere\":\"CONSUME_FROM_LAST_OFFSET\","
             + "\"consumeType\":\"CONSUME_PASSIVELY\",\"groupName\":\"" + group + "\",\"messageModel\":\"CLUSTERING\","
-            + "\"subscriptionDataSet\":[{\"subString\":\"*\",\"subVersion\":1,\"topic\":\"T\"}],\"unitMode\":false}],"
+            + "\"subscriptionDataSet\":[" + subscription + "],\"unitMode\":false}],"
             + "\"producerDataSet\":[]}").getBytes(StandardCharsets.UTF_8));
         return processor.processRequest(CONTEXT, request).get();
+    }
+
+    @Test
+    void aHeartbeatsSql92SubscriptionIsCompiledForPullsAndKeptWithoutTags() throws Exception {
+        open(true, true);
+        assertEquals(ResponseCode.SUCCESS, heartbeat("hb_cg",
+            "{\"expressionType\":\"SQL92\",\"subString\":\"a > 1 || b\",\"subVersion\":5,\"topic\":\"T\"}").code());
+        assertEquals(Set.of(), clients.consumerGroup("hb_cg").subscription("T").tagsSet(), "SQL92 is not split into tags");
+        assertEquals("SQL92", clients.consumerGroup("hb_cg").subscription("T").expressionType());
+        assertNull(filters.registered("hb_cg", "T"), "'a > 1 || b' does not compile: no filter, pulls get FILTER_DATA_NOT_EXIST");
+        heartbeat("hb_cg", "{\"expressionType\":\"SQL92\",\"subString\":\"a > 1\",\"subVersion\":6,\"topic\":\"T\"}");
+        assertEquals("a > 1", filters.registered("hb_cg", "T").expression());
+        assertEquals(6, filters.registered("hb_cg", "T").subVersion());
+        heartbeat("hb_cg", "{\"expressionType\":\"TAG\",\"subString\":\"TagA\",\"subVersion\":7,\"topic\":\"T\"}");
+        assertNull(filters.registered("hb_cg", "T"), "back to a TAG subscription");
     }
 
     @Test
