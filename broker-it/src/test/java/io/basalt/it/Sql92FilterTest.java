@@ -16,16 +16,23 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.DefaultMQPullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.MessageSelector;
+import org.apache.rocketmq.client.consumer.PullResult;
+import org.apache.rocketmq.client.consumer.PullStatus;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.exception.MQBrokerException;
 import org.apache.rocketmq.client.exception.MQClientException;
+import org.apache.rocketmq.client.impl.FindBrokerResult;
+import org.apache.rocketmq.client.impl.factory.MQClientInstance;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.ResponseCode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * SQL92 subscriptions ({@code MessageSelector.bySql}) of the official 5.2.0 push and lite-pull consumers:
  * with {@code enablePropertyFilter=true} each receives exactly the messages its expression matches, filtered
  * on the broker (the client does not re-filter SQL92); a malformed expression fails the consumer's start with
- * SUBSCRIPTION_PARSE_FAILED; with the key off (the default) a SQL92 consumer's start is refused.
+ * SUBSCRIPTION_PARSE_FAILED; with the key off (the default) a SQL92 consumer's start is refused, and so is a
+ * pull that carries a SQL92 subscription.
  */
 class Sql92FilterTest {
     private static final String EXPRESSION = "a > 5 AND region = 'eu'";
@@ -117,6 +125,38 @@ class Sql92FilterTest {
         return c;
     }
 
+    /**
+     * The deprecated DefaultMQPullConsumer sends no CHECK_CLIENT_CONFIG: its pulls carry the SQL92
+     * subscription and show what the broker's pull path answers. It registers the topic so that it
+     * heartbeats: the heartbeat's answer tells it the broker's version, and the client pulls SQL92 only from
+     * a broker known to be 4.1 or newer.
+     */
+    @SuppressWarnings("deprecation")
+    private DefaultMQPullConsumer pullConsumer(String group, String topic) throws Exception {
+        DefaultMQPullConsumer c = new DefaultMQPullConsumer(group);
+        c.setNamesrvAddr(broker.address());
+        c.setInstanceName(Clients.instanceName());
+        c.setHeartbeatBrokerInterval(1000);
+        c.setRegisterTopics(Set.of(topic));
+        cleanups.add(c::shutdown);
+        c.start();
+        return c;
+    }
+
+    /** Queue 0 of the topic, once the client knows the version of the broker that holds it. */
+    @SuppressWarnings("deprecation")
+    private static MessageQueue queue0(DefaultMQPullConsumer c, String topic) throws Exception {
+        MessageQueue q = c.fetchSubscribeMessageQueues(topic).stream().filter(mq -> mq.getQueueId() == 0).findFirst()
+            .orElseThrow();
+        MQClientInstance client = c.getDefaultMQPullConsumerImpl().getRebalanceImpl().getmQClientFactory();
+        client.updateTopicRouteInfoFromNameServer(topic);
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            FindBrokerResult found = client.findBrokerAddressInSubscribe(q.getBrokerName(), 0, true);
+            return found != null && found.getBrokerVersion() > 0;
+        });
+        return q;
+    }
+
     @Test
     void pushAndLitePullConsumersReceiveExactlyTheMessagesTheirExpressionMatches() throws Exception {
         startBroker(true);
@@ -137,6 +177,15 @@ class Sql92FilterTest {
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> pushed.containsAll(matching));
         assertEquals(matching, new TreeSet<>(pushed), "the push consumer got exactly the matching messages");
+
+        DefaultMQPullConsumer puller = pullConsumer("cg-sql92-pull", topic);
+        @SuppressWarnings("deprecation")
+        PullResult result = puller.pull(queue0(puller, topic), MessageSelector.bySql(EXPRESSION), 0, 32);
+        assertEquals(PullStatus.FOUND, result.getPullStatus());
+        Set<String> found = new TreeSet<>();
+        result.getMsgFoundList().forEach(m -> found.add(m.getKeys()));
+        assertEquals(matching, found, "one pull of the whole queue returns only the matching messages");
+        assertEquals(20, result.getNextBeginOffset());
     }
 
     @Test
@@ -151,6 +200,13 @@ class Sql92FilterTest {
         MQClientException liteRefused = assertThrows(MQClientException.class,
             () -> litePull("cg-sql92-bad-lite", topic, "region IN ('eu'"));
         assertEquals(ResponseCode.SUBSCRIPTION_PARSE_FAILED, liteRefused.getResponseCode(), liteRefused.toString());
+
+        DefaultMQPullConsumer puller = pullConsumer("cg-sql92-bad-pull", topic);
+        MessageQueue q = queue0(puller, topic);
+        @SuppressWarnings("deprecation")
+        MQBrokerException pullRefused = assertThrows(MQBrokerException.class,
+            () -> puller.pull(q, MessageSelector.bySql("a BETWEEN 5 AND 1"), 0, 32));
+        assertEquals(ResponseCode.SUBSCRIPTION_PARSE_FAILED, pullRefused.getResponseCode(), pullRefused.toString());
     }
 
     @Test
@@ -165,5 +221,14 @@ class Sql92FilterTest {
         MQClientException liteRefused = assertThrows(MQClientException.class,
             () -> litePull("cg-sql92-off-lite", topic, EXPRESSION));
         assertEquals(ResponseCode.SYSTEM_ERROR, liteRefused.getResponseCode(), liteRefused.toString());
+
+        // a pull that carries a SQL92 subscription is refused as well, never filtered by tag instead
+        DefaultMQPullConsumer puller = pullConsumer("cg-sql92-off-pull", topic);
+        MessageQueue q = queue0(puller, topic);
+        @SuppressWarnings("deprecation")
+        MQBrokerException pullRefused = assertThrows(MQBrokerException.class,
+            () -> puller.pull(q, MessageSelector.bySql(EXPRESSION), 0, 32));
+        assertEquals(ResponseCode.SYSTEM_ERROR, pullRefused.getResponseCode(), pullRefused.toString());
+        assertEquals("The broker does not support consumer to filter message by SQL92", pullRefused.getErrorMessage());
     }
 }
