@@ -29,6 +29,8 @@ public final class ConsumerFilters {
     private final boolean enablePropertyFilter;
     private final ConcurrentMap<GroupTopic, Registered> registered = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, SqlFilter> compiled = new ConcurrentHashMap<>();
+    /** The last malformed expression of each group and topic, so that every heartbeat does not log it again. */
+    private final ConcurrentMap<GroupTopic, String> malformed = new ConcurrentHashMap<>();
 
     private record GroupTopic(String group, String topic) {
     }
@@ -96,6 +98,7 @@ public final class ConsumerFilters {
         GroupTopic key = new GroupTopic(group, subscription.topic());
         if (isTagType(subscription.expressionType())) {
             registered.remove(key);
+            malformed.remove(key);
             return;
         }
         registered.compute(key, (k, old) -> {
@@ -107,11 +110,15 @@ public final class ConsumerFilters {
                 return old;
             }
             try {
-                return new Registered(subscription.subString(), subscription.subVersion(),
+                Registered now = new Registered(subscription.subString(), subscription.subVersion(),
                     compile(subscription.expressionType(), subscription.subString()));
+                malformed.remove(k);
+                return now;
             } catch (SqlFilterException e) {
-                log.warn("group {} subscribes to {} with a {} expression that does not compile, [{}]: {}", group,
-                    subscription.topic(), subscription.expressionType(), subscription.subString(), e.getMessage());
+                if (!subscription.subString().equals(malformed.put(k, subscription.subString()))) {
+                    log.warn("group {} subscribes to {} with a {} expression that does not compile, [{}]: {}", group,
+                        subscription.topic(), subscription.expressionType(), subscription.subString(), e.getMessage());
+                }
                 return null;
             }
         });
