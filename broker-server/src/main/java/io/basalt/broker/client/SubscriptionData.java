@@ -39,7 +39,7 @@ public record SubscriptionData(String topic, String subString, Set<String> tagsS
      * (SQL92) kept as its text, without tags, as RocketMQ's FilterAPI builds it.
      */
     public static SubscriptionData of(String topic, String subString, long subVersion, String expressionType) {
-        if (expressionType == null || expressionType.isEmpty() || "TAG".equals(expressionType)) {
+        if (isTagType(expressionType)) {
             return ofTags(topic, subString, subVersion);
         }
         return new SubscriptionData(topic, subString == null ? "" : subString.trim(), Set.of(), Set.of(), subVersion,
@@ -55,7 +55,12 @@ public record SubscriptionData(String topic, String subString, Set<String> tagsS
         return matchesAll() || codeSet.contains((int) tagsCode) && tagsCode == (int) tagsCode;
     }
 
+    /** RocketMQ's {@code ExpressionType.isTagType}: no type, an empty one, or TAG. */
     public boolean isTagType() {
-        return expressionType == null || "TAG".equals(expressionType);
+        return isTagType(expressionType);
+    }
+
+    public static boolean isTagType(String expressionType) {
+        return expressionType == null || expressionType.isEmpty() || "TAG".equals(expressionType);
     }
 }

@@ -62,11 +62,6 @@ public final class ConsumerFilters {
         return enablePropertyFilter;
     }
 
-    /** RocketMQ's {@code ExpressionType.isTagType}: no type, an empty one, or TAG. */
-    public static boolean isTagType(String expressionType) {
-        return expressionType == null || expressionType.isEmpty() || "TAG".equals(expressionType);
-    }
-
     /**
      * Compiles a non-TAG subscription (shared with other groups using the same text).
      *
@@ -96,7 +91,7 @@ public final class ConsumerFilters {
      */
     public void register(String group, SubscriptionData subscription) {
         GroupTopic key = new GroupTopic(group, subscription.topic());
-        if (isTagType(subscription.expressionType())) {
+        if (subscription.isTagType()) {
             registered.remove(key);
             malformed.remove(key);
             return;
@@ -137,7 +132,7 @@ public final class ConsumerFilters {
      * then any non-TAG subscription with {@code enablePropertyFilter=false} is SYSTEM_ERROR.
      */
     public Selection forPull(String group, SubscriptionData subscription, boolean fromRequest, long requestSubVersion) {
-        if (isTagType(subscription.expressionType())) {
+        if (subscription.isTagType()) {
             return Selection.of(subscription::matchesTagsCode);
         }
         SqlFilter filter;

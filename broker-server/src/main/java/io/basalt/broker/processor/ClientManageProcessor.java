@@ -153,7 +153,7 @@ public final class ClientManageProcessor implements RequestProcessor {
         } catch (JsonException e) {
             return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad client config body: " + e.getMessage());
         }
-        if (body == null || !body.hasSubscription() || ConsumerFilters.isTagType(body.expressionType())) {
+        if (body == null || !body.hasSubscription() || SubscriptionData.isTagType(body.expressionType())) {
             return RemotingCommand.response(ResponseCode.SUCCESS, null);
         }
         if (!filters.enablePropertyFilter()) {
