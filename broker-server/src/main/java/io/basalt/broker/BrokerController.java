@@ -21,6 +21,7 @@ import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
 import io.basalt.broker.config.ConfigException;
+import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.metrics.BrokerMetrics;
 import io.basalt.broker.metrics.MetricsService;
@@ -316,16 +317,17 @@ public final class BrokerController {
         register(send, new ReplyMessageProcessor(storeHost, replication::acceptsWrites,
                 configuration.store().maxMessageSize(), store, topics, clients, broker.storeReplyMessageEnable(), counters),
             RequestCode.SEND_REPLY_MESSAGE, RequestCode.SEND_REPLY_MESSAGE_V2);
+        ConsumerFilters filters = new ConsumerFilters(broker.enablePropertyFilter());
         register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
                 new LongPolling(pullHold, MAX_SUSPEND_MS), new SlaveReadPolicy(broker.slaveReadEnable(),
                     broker.offsetCheckInSlave(), () -> replication.role() == BrokerRole.SLAVE,
-                    replication::masterStreaming, replication::isSlaveInSync), counters),
+                    replication::masterStreaming, replication::isSlaveInSync), counters, filters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
         register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
             replication::acceptsWrites),
             RequestCode.CONSUMER_SEND_MSG_BACK);
         register(clientManage, new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis),
-                subscriptionGroups, topics),
+                subscriptionGroups, topics, filters),
             RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT, RequestCode.CHECK_CLIENT_CONFIG,
             RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ, RequestCode.UNLOCK_BATCH_MQ);
         register(consumerManage, new ConsumerOffsetProcessor(store, topics, offsets), RequestCode.QUERY_CONSUMER_OFFSET,

@@ -14,8 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The read path: a pull walks a ConsumeQueue from a logical offset, filters entries by tag hash, and
- * returns the matching CommitLog records as held slices. RocketMQ's statuses, next-begin offsets,
+ * The read path: a pull walks a ConsumeQueue from a logical offset, filters entries by tag hash (and,
+ * for a filter that needs them, by the properties of each CommitLog record), and returns the matching
+ * CommitLog records as held slices. RocketMQ's statuses, next-begin offsets,
  * batch limits (in-memory vs on-disk transfer caps) and suggest-pull-from-slave hint. Stateless
  * apart from a thread-local entry buffer; any thread.
  */
@@ -145,6 +146,10 @@ final class MessageReader {
                     nextFileStart = log.rollNextFile(physicalOffset);
                     continue;
                 }
+                if (filter.needsProperties() && !matchesProperties(filter, record)) {
+                    record.release();
+                    continue;
+                }
                 found.add(record);
                 totalSize += sizePy;
                 status = GetMessageStatus.FOUND;
@@ -154,6 +159,12 @@ final class MessageReader {
         }
         boolean suggestSlave = maxOffsetPy - maxPhyOffsetPulling > memory;
         return new GetMessageResult(status, next, minOffset, maxOffset, List.copyOf(found), totalSize, suggestSlave);
+    }
+
+    /** The CommitLog stage of the filter: a record whose properties cannot be located does not match. */
+    private static boolean matchesProperties(MessageFilter filter, SelectedBuffer record) {
+        ByteBuffer properties = MessageRecordDecoder.properties(record.buffer());
+        return properties != null && filter.isMatchedByCommitLog(properties);
     }
 
     /** RocketMQ's isTheBatchFull: the first message always goes; then count and byte caps by locality. */

@@ -172,6 +172,63 @@ class MessageReaderTest {
     }
 
     @Test
+    void aFilterThatNeedsPropertiesSeesEachRecordsPropertiesAndDropsTheMisses() throws IOException {
+        put(20, "TagA"); // even: TagA, odd: other
+        List<String> seen = new ArrayList<>();
+        MessageFilter byProperty = new MessageFilter() {
+            @Override
+            public boolean isMatchedByConsumeQueue(long tagsCode) {
+                return true;
+            }
+
+            @Override
+            public boolean needsProperties() {
+                return true;
+            }
+
+            @Override
+            public boolean isMatchedByCommitLog(ByteBuffer properties) {
+                assertTrue(properties.isReadOnly());
+                String tags = MessageProperties.find(properties, properties.position(), properties.remaining(), "TAGS");
+                seen.add(tags);
+                return "other".equals(tags);
+            }
+        };
+        try (GetMessageResult r = reader().getMessage("T", 0, 0, 32, byProperty)) {
+            assertEquals(GetMessageStatus.FOUND, r.status());
+            assertEquals(10, r.messageCount());
+            for (SelectedBuffer b : r.messages()) {
+                assertEquals(1, Integer.parseInt(body(b).substring(1)) % 2, "only the odd ones are tagged other");
+            }
+            assertEquals(20, r.nextBeginOffset());
+        }
+        assertEquals(20, seen.size(), "every record's properties were offered");
+        MessageFilter none = new MessageFilter() {
+            @Override
+            public boolean isMatchedByConsumeQueue(long tagsCode) {
+                return true;
+            }
+
+            @Override
+            public boolean needsProperties() {
+                return true;
+            }
+
+            @Override
+            public boolean isMatchedByCommitLog(ByteBuffer properties) {
+                return false;
+            }
+        };
+        GetMessageResult nothing = reader().getMessage("T", 0, 0, 32, none);
+        assertEquals(GetMessageStatus.NO_MATCHED_MESSAGE, nothing.status());
+        assertEquals(20, nothing.nextBeginOffset(), "the filtered messages are skipped");
+    }
+
+    private MessageReader reader() {
+        return new MessageReader(queues, log, IN_MEMORY);
+    }
+
+    @Test
     void recordsOfADeletedCommitLogFileAreSkippedOrReportedAsRemoving() throws IOException {
         put(100, "TagA"); // even TagA, odd "other"
         put(300, null);

@@ -4,8 +4,9 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * One topic subscription of a consumer group, RocketMQ's {@code SubscriptionData} (TAG expressions;
- * {@code *} or an empty expression means every message). Immutable.
+ * One topic subscription of a consumer group, RocketMQ's {@code SubscriptionData}: a TAG expression
+ * ({@code *} or an empty expression means every message) or a SQL92 one (compiled by
+ * {@code io.basalt.broker.filter.ConsumerFilters}). Immutable.
  */
 public record SubscriptionData(String topic, String subString, Set<String> tagsSet, Set<Integer> codeSet,
                                long subVersion, String expressionType) {
@@ -33,6 +34,18 @@ public record SubscriptionData(String topic, String subString, Set<String> tagsS
         return new SubscriptionData(topic, tags.isEmpty() ? SUB_ALL : expression, tags, codes, subVersion, "TAG");
     }
 
+    /**
+     * A subscription of the given expression type: TAG expressions parsed as {@link #ofTags}; any other
+     * (SQL92) kept as its text, without tags, as RocketMQ's FilterAPI builds it.
+     */
+    public static SubscriptionData of(String topic, String subString, long subVersion, String expressionType) {
+        if (isTagType(expressionType)) {
+            return ofTags(topic, subString, subVersion);
+        }
+        return new SubscriptionData(topic, subString == null ? "" : subString.trim(), Set.of(), Set.of(), subVersion,
+            expressionType);
+    }
+
     public boolean matchesAll() {
         return tagsSet.isEmpty() || tagsSet.contains(SUB_ALL);
     }
@@ -42,7 +55,12 @@ public record SubscriptionData(String topic, String subString, Set<String> tagsS
         return matchesAll() || codeSet.contains((int) tagsCode) && tagsCode == (int) tagsCode;
     }
 
+    /** RocketMQ's {@code ExpressionType.isTagType}: no type, an empty one, or TAG. */
     public boolean isTagType() {
-        return expressionType == null || "TAG".equals(expressionType);
+        return isTagType(expressionType);
+    }
+
+    public static boolean isTagType(String expressionType) {
+        return expressionType == null || expressionType.isEmpty() || "TAG".equals(expressionType);
     }
 }

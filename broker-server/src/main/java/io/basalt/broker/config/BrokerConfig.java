@@ -94,6 +94,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.STORE_REPLY_MESSAGE_ENABLE);
     }
 
+    /** Whether SQL92 subscriptions are served (RocketMQ's enablePropertyFilter). */
+    public boolean enablePropertyFilter() {
+        return values.get(ConfigKeys.ENABLE_PROPERTY_FILTER);
+    }
+
     public int sendMessageThreadPoolNums() {
         return values.get(ConfigKeys.SEND_MESSAGE_THREAD_POOL_NUMS);
     }

@@ -78,6 +78,9 @@ final class ConfigKeys {
     // Consumer groups
     static final ConfigKey<Boolean> AUTO_CREATE_SUBSCRIPTION_GROUP = key("autoCreateSubscriptionGroup", SECTION, bool(), "true",
         "Record a consumer group in config/subscriptionGroup.json on its first heartbeat or pull");
+    static final ConfigKey<Boolean> ENABLE_PROPERTY_FILTER = key("enablePropertyFilter", SECTION, bool(), "false",
+        "Serve SQL92 subscriptions (MessageSelector.bySql), filtered on the broker by message properties; when false "
+            + "a consumer with one is refused at start (SYSTEM_ERROR)");
 
     // Request-reply
     static final ConfigKey<Boolean> STORE_REPLY_MESSAGE_ENABLE = key("storeReplyMessageEnable", SECTION, bool(), "true",
@@ -126,7 +129,7 @@ final class ConfigKeys {
     static final KeyTable BROKER = KeyTable.of(List.of(
         BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, NAMESRV_ADDR,
         AUTO_CREATE_TOPIC_ENABLE, DEFAULT_TOPIC_QUEUE_NUMS, CLUSTER_TOPIC_ENABLE, BROKER_TOPIC_ENABLE, TRACE_TOPIC_ENABLE,
-        MSG_TRACE_TOPIC_NAME, AUTO_CREATE_SUBSCRIPTION_GROUP, STORE_REPLY_MESSAGE_ENABLE,
+        MSG_TRACE_TOPIC_NAME, AUTO_CREATE_SUBSCRIPTION_GROUP, STORE_REPLY_MESSAGE_ENABLE, ENABLE_PROPERTY_FILTER,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
         FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,

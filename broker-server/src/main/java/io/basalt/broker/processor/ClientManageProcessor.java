@@ -14,6 +14,8 @@ import io.basalt.broker.client.ConsumerGroupInfo;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.client.QueueLockManager.MessageQueue;
 import io.basalt.broker.client.SubscriptionData;
+import io.basalt.broker.filter.ConsumerFilters;
+import io.basalt.broker.filter.SqlFilterException;
 import io.basalt.broker.protocol.CheckClientRequestBody;
 import io.basalt.broker.protocol.HeartbeatData;
 import io.basalt.broker.protocol.LockBatchBody;
@@ -36,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * Client membership: HEART_BEAT (registers producers and consumers with their subscriptions, records
  * each consumer group, auto-created if allowed, and creates its {@code %RETRY%} topic with the group's
  * {@code retryQueueNums}), UNREGISTER_CLIENT, GET_CONSUMER_LIST_BY_GROUP (what
- * rebalancing divides queues by), CHECK_CLIENT_CONFIG, and LOCK_BATCH_MQ / UNLOCK_BATCH_MQ for orderly
- * consumers. Safe for concurrent calls.
+ * rebalancing divides queues by), CHECK_CLIENT_CONFIG (which push and lite pull consumers send at start
+ * for a SQL92 subscription: refused when {@code enablePropertyFilter} is off or the expression does not
+ * compile), and LOCK_BATCH_MQ / UNLOCK_BATCH_MQ for orderly consumers. SQL92 subscriptions of heartbeats are
+ * compiled into {@link ConsumerFilters} for the pull path. Safe for concurrent calls.
  */
 public final class ClientManageProcessor implements RequestProcessor {
     private static final Logger log = LoggerFactory.getLogger(ClientManageProcessor.class);
@@ -46,13 +50,16 @@ public final class ClientManageProcessor implements RequestProcessor {
     private final QueueLockManager locks;
     private final SubscriptionGroupManager subscriptionGroups;
     private final TopicConfigManager topics;
+    private final ConsumerFilters filters;
 
     public ClientManageProcessor(ClientManager clients, QueueLockManager locks,
-                                 SubscriptionGroupManager subscriptionGroups, TopicConfigManager topics) {
+                                 SubscriptionGroupManager subscriptionGroups, TopicConfigManager topics,
+                                 ConsumerFilters filters) {
         this.clients = clients;
         this.locks = locks;
         this.subscriptionGroups = subscriptionGroups;
         this.topics = topics;
+        this.filters = filters;
     }
 
     @Override
@@ -96,9 +103,9 @@ public final class ClientManageProcessor implements RequestProcessor {
             }
             List<SubscriptionData> subs = new ArrayList<>();
             for (HeartbeatData.Subscription s : c.subscriptions()) {
-                SubscriptionData parsed = SubscriptionData.ofTags(s.topic(), s.subString(), s.subVersion());
-                subs.add(new SubscriptionData(parsed.topic(), parsed.subString(), parsed.tagsSet(), parsed.codeSet(),
-                    parsed.subVersion(), s.expressionType()));
+                SubscriptionData parsed = SubscriptionData.of(s.topic(), s.subString(), s.subVersion(), s.expressionType());
+                subs.add(parsed);
+                filters.register(c.groupName(), parsed);
             }
             clients.registerConsumer(c.groupName(), new ConsumerGroupInfo.Member(data.clientId(), remote,
                 c.consumeType(), c.messageModel(), c.consumeFromWhere(), now, context.connection(), language,
@@ -137,15 +144,30 @@ public final class ClientManageProcessor implements RequestProcessor {
         return response;
     }
 
+    /**
+     * RocketMQ's answer: TAG (or no subscription) SUCCESS; another type SYSTEM_ERROR without
+     * {@code enablePropertyFilter}, else SUBSCRIPTION_PARSE_FAILED with the parser's message when it does not
+     * compile. The client's start() fails with either.
+     */
     private RemotingCommand checkClientConfig(RemotingCommand request) {
+        CheckClientRequestBody body;
         try {
-            String type = request.body() == null ? null : CheckClientRequestBody.decode(request.body()).expressionType();
-            if (type != null && !"TAG".equals(type)) {
-                return RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
-                    "The broker does not support consumer to filter message by " + type);
-            }
+            body = request.body() == null ? null : CheckClientRequestBody.decode(request.body());
         } catch (JsonException e) {
             return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "bad client config body: " + e.getMessage());
+        }
+        if (body == null || !body.hasSubscription() || SubscriptionData.isTagType(body.expressionType())) {
+            return RemotingCommand.response(ResponseCode.SUCCESS, null);
+        }
+        if (!filters.enablePropertyFilter()) {
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, ConsumerFilters.notSupported(body.expressionType()));
+        }
+        try {
+            filters.compile(body.expressionType(), body.subString());
+        } catch (SqlFilterException e) {
+            log.warn("client {} of group {} filters by an expression that does not compile, [{}]: {}", body.clientId(),
+                body.group(), body.subString(), e.getMessage());
+            return RemotingCommand.response(ResponseCode.SUBSCRIPTION_PARSE_FAILED, e.getMessage());
         }
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }

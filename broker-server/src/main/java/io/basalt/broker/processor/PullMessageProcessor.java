@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.client.ConsumerGroupInfo;
 import io.basalt.broker.client.SubscriptionData;
+import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.topic.TopicConfig;
@@ -19,12 +20,14 @@ import io.basalt.remoting.protocol.RemotingCommandException;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.GetMessageResult;
 import io.basalt.store.GetMessageStatus;
+import io.basalt.store.MessageFilter;
 import io.basalt.store.MessageStore;
 
 /**
  * PULL_MESSAGE (push consumer) and LITE_PULL_MESSAGE (lite pull consumer): RocketMQ's checks (the
  * subscription group exists, auto-created if allowed, and has {@code consumeEnable}; the topic is readable) and
- * status mapping, tag filtering by ConsumeQueue tags code, commit-offset piggy-backing, and long
+ * status mapping, tag filtering by ConsumeQueue tags code or SQL92 filtering by the stored records'
+ * properties ({@link ConsumerFilters}), commit-offset piggy-backing, and long
  * polling — a pull that finds nothing new with the SUSPEND flag is held in the
  * {@link PullRequestHoldService} until a message for its queue arrives or its suspend timeout passes,
  * then re-run once without suspension. Safe for concurrent calls.
@@ -44,18 +47,21 @@ public final class PullMessageProcessor implements RequestProcessor {
     private final LongPolling longPolling;
     private final SlaveReadPolicy slaveReads;
     private final BrokerCounters counters;
+    private final ConsumerFilters filters;
 
     /**
      * @param slaveReads which broker a consumer should read from next, and whether this slave serves pulls
      */
     public PullMessageProcessor(MessageStore store, TopicConfigManager topics, ConsumerGroups consumers,
-                                LongPolling longPolling, SlaveReadPolicy slaveReads, BrokerCounters counters) {
+                                LongPolling longPolling, SlaveReadPolicy slaveReads, BrokerCounters counters,
+                                ConsumerFilters filters) {
         this.store = store;
         this.topics = topics;
         this.consumers = consumers;
         this.longPolling = longPolling;
         this.slaveReads = slaveReads;
         this.counters = counters;
+        this.filters = filters;
     }
 
     @Override
@@ -110,11 +116,7 @@ public final class PullMessageProcessor implements RequestProcessor {
         int sysFlag = h.getSysFlag();
         SubscriptionData subscription;
         if ((sysFlag & FLAG_SUBSCRIPTION) != 0) {
-            subscription = SubscriptionData.ofTags(topic, h.getSubscription(), h.getSubVersion());
-            if (h.getExpressionType() != null && !"TAG".equals(h.getExpressionType())) {
-                return RemotingCommand.response(ResponseCode.SUBSCRIPTION_PARSE_FAILED,
-                    "only TAG subscriptions are supported, not " + h.getExpressionType());
-            }
+            subscription = SubscriptionData.of(topic, h.getSubscription(), h.getSubVersion(), h.getExpressionType());
         } else {
             ConsumerGroupInfo group = consumers.clients().consumerGroup(h.getConsumerGroup());
             subscription = group == null ? null : group.subscription(topic);
@@ -125,18 +127,19 @@ public final class PullMessageProcessor implements RequestProcessor {
             if (subscription.subVersion() < h.getSubVersion()) {
                 return RemotingCommand.response(ResponseCode.SUBSCRIPTION_NOT_LATEST, "the consumer's subscription not latest");
             }
-            if (!subscription.isTagType()) {
-                return RemotingCommand.response(ResponseCode.SUBSCRIPTION_PARSE_FAILED,
-                    "only TAG subscriptions are supported, not " + subscription.expressionType());
-            }
+        }
+        ConsumerFilters.Selection selection = filters.forPull(h.getConsumerGroup(), subscription,
+            (sysFlag & FLAG_SUBSCRIPTION) != 0, h.getSubVersion());
+        if (selection.isRefused()) {
+            return RemotingCommand.response(selection.code(), selection.remark());
         }
         if (suspendAllowed && (sysFlag & FLAG_COMMIT_OFFSET) != 0 && h.getCommitOffset() != null && h.getCommitOffset() >= 0) {
             consumers.offsets().commitOffset(null, h.getConsumerGroup(), topic, queueId, h.getCommitOffset());
         }
         long offset = h.getQueueOffset();
-        SubscriptionData filter = subscription;
+        MessageFilter filter = selection.filter();
         GetMessageResult result = store.getMessage(h.getConsumerGroup(), topic, queueId, offset,
-            Math.max(1, h.getMaxMsgNums()), filter::matchesTagsCode);
+            Math.max(1, h.getMaxMsgNums()), filter);
         counters.pullRequest();
         boolean handedOver = false;
         try {
@@ -148,7 +151,7 @@ public final class PullMessageProcessor implements RequestProcessor {
                 if (suspendAllowed && (sysFlag & FLAG_SUSPEND) != 0) {
                     long timeout = Math.min(Math.max(0, h.getSuspendTimeoutMillis()), longPolling.maxSuspendMs());
                     PullRequestHoldService.HeldPull held = new PullRequestHoldService.HeldPull(topic, queueId, offset,
-                        System.currentTimeMillis() + timeout, filter::matchesTagsCode,
+                        System.currentTimeMillis() + timeout, filter::isMatchedByConsumeQueue,
                         () -> answer.complete(safePull(h, answer)));
                     if (longPolling.hold().suspend(held)) {
                         return null;

@@ -68,7 +68,7 @@ class BrokerConfFileTest {
         ConfigException e = assertThrows(ConfigException.class,
             () -> BrokerConfiguration.load(file, Map.of(), TestEnvironment.in(dir)));
         assertEquals(2, e.problems().size(), e.problems().toString());
-        assertTrue(e.problems().get(0).contains("enablePropertyFilter=true is a RocketMQ 5.2.0 setting Basalt cannot honour"),
+        assertTrue(e.problems().get(0).contains("filterSupportRetry=true is a RocketMQ 5.2.0 setting Basalt cannot honour"),
             e.problems().get(0));
         assertTrue(e.problems().get(1).contains("enableSlaveActingMaster=true"), e.problems().get(1));
     }
@@ -78,7 +78,7 @@ class BrokerConfFileTest {
         Path file = rocketMqUsersFile();
         // the two semantic keys the file sets to what Basalt cannot do, overridden to what it does
         BrokerConfiguration config = BrokerConfiguration.load(file,
-            Map.of("enablePropertyFilter", "false", "enableSlaveActingMaster", "false"), TestEnvironment.in(dir));
+            Map.of("filterSupportRetry", "false", "enableSlaveActingMaster", "false"), TestEnvironment.in(dir));
 
         assertEquals("192.168.1.10", config.broker().brokerIP1());
         assertEquals("04", config.store().deleteWhen());
@@ -88,7 +88,8 @@ class BrokerConfFileTest {
         assertFalse(config.store().warmMapedFileEnable(), "the file's explicit false is honoured");
         assertTrue(config.broker().autoCreateSubscriptionGroup());
         assertFalse(config.broker().traceTopicEnable());
-        Set<String> semanticAtHonouredValues = Set.of("enablePropertyFilter", "aclEnable", "enableSlaveActingMaster",
+        assertTrue(config.broker().enablePropertyFilter(), "SQL92 filtering, as the file asks");
+        Set<String> semanticAtHonouredValues = Set.of("filterSupportRetry", "aclEnable", "enableSlaveActingMaster",
             "messageDelayLevel");
         Set<String> tuning = Set.of("useReentrantLockWhenPutMessage", "serverWorkerThreads", "serverSelectorThreads",
             "clientWorkerThreads");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.protocol.Json;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
@@ -20,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,24 +39,38 @@ class ClientManageProcessorTest {
     private SubscriptionGroupManager groups;
     private ClientManager clients;
     private ClientManageProcessor processor;
+    private ConsumerFilters filters;
 
     private void open(boolean autoCreateSubscriptionGroup) throws Exception {
+        open(autoCreateSubscriptionGroup, false);
+    }
+
+    private void open(boolean autoCreateSubscriptionGroup, boolean enablePropertyFilter) throws Exception {
         topics = TopicConfigManager.open(dir, true, 4);
         groups = SubscriptionGroupManager.open(dir, autoCreateSubscriptionGroup);
         clients = new ClientManager(120_000, System::currentTimeMillis);
+        filters = new ConsumerFilters(enablePropertyFilter);
         processor = new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis), groups,
-            topics);
+            topics, filters);
     }
 
     private RemotingCommand heartbeat(String group) throws Exception {
         return processor.processRequest(CONTEXT, heartbeatRequest(group)).get();
     }
 
+    private RemotingCommand heartbeat(String group, String subscription) throws Exception {
+        return processor.processRequest(CONTEXT, heartbeatRequest(group, subscription)).get();
+    }
+
     private static RemotingCommand heartbeatRequest(String group) {
+        return heartbeatRequest(group, "{\"subString\":\"*\",\"subVersion\":1,\"topic\":\"T\"}");
+    }
+
+    private static RemotingCommand heartbeatRequest(String group, String subscription) {
         RemotingCommand request = RemotingCommand.request(RequestCode.HEART_BEAT);
         request.setBody(("{\"clientID\":\"127.0.0.1@1\",\"consumerDataSet\":[{\"consumeFromWhere\":\"CONSUME_FROM_LAST_OFFSET\","
             + "\"consumeType\":\"CONSUME_PASSIVELY\",\"groupName\":\"" + group + "\",\"messageModel\":\"CLUSTERING\","
-            + "\"subscriptionDataSet\":[{\"subString\":\"*\",\"subVersion\":1,\"topic\":\"T\"}],\"unitMode\":false}],"
+            + "\"subscriptionDataSet\":[" + subscription + "],\"unitMode\":false}],"
             + "\"producerDataSet\":[]}").getBytes(StandardCharsets.UTF_8));
         return request;
     }
@@ -69,6 +85,21 @@ class ClientManageProcessorTest {
         var member = clients.consumerGroup("hb_go").members().get(0);
         assertEquals("GO", member.language());
         assertEquals(453, member.version());
+    }
+
+    @Test
+    void aHeartbeatsSql92SubscriptionIsCompiledForPullsAndKeptWithoutTags() throws Exception {
+        open(true, true);
+        assertEquals(ResponseCode.SUCCESS, heartbeat("hb_cg",
+            "{\"expressionType\":\"SQL92\",\"subString\":\"a > 1 || b\",\"subVersion\":5,\"topic\":\"T\"}").code());
+        assertEquals(Set.of(), clients.consumerGroup("hb_cg").subscription("T").tagsSet(), "SQL92 is not split into tags");
+        assertEquals("SQL92", clients.consumerGroup("hb_cg").subscription("T").expressionType());
+        assertNull(filters.registered("hb_cg", "T"), "'a > 1 || b' does not compile: no filter, pulls get FILTER_DATA_NOT_EXIST");
+        heartbeat("hb_cg", "{\"expressionType\":\"SQL92\",\"subString\":\"a > 1\",\"subVersion\":6,\"topic\":\"T\"}");
+        assertEquals("a > 1", filters.registered("hb_cg", "T").expression());
+        assertEquals(6, filters.registered("hb_cg", "T").subVersion());
+        heartbeat("hb_cg", "{\"expressionType\":\"TAG\",\"subString\":\"TagA\",\"subVersion\":7,\"topic\":\"T\"}");
+        assertNull(filters.registered("hb_cg", "T"), "back to a TAG subscription");
     }
 
     @Test
@@ -130,5 +161,20 @@ class ClientManageProcessorTest {
         assertEquals(ResponseCode.SYSTEM_ERROR, request(RequestCode.CHECK_CLIENT_CONFIG,
             "{'subscriptionData':{expressionType:'SQL92'}}").code());
         assertEquals(BrokerResponseCode.INVALID_PARAMETER, request(RequestCode.CHECK_CLIENT_CONFIG, "{").code());
+    }
+
+    @Test
+    void withPropertyFilterCheckClientConfigAcceptsAGoodSql92ExpressionAndRefusesAMalformedOneAsParseFailed() throws Exception {
+        open(true, true);
+        assertEquals(ResponseCode.SUCCESS, request(RequestCode.CHECK_CLIENT_CONFIG,
+            "{\"clientId\":\"c\",\"group\":\"g\",\"subscriptionData\":{\"expressionType\":\"SQL92\","
+                + "\"subString\":\"a > 5 AND region = 'eu'\",\"topic\":\"T\"}}").code());
+        RemotingCommand malformed = request(RequestCode.CHECK_CLIENT_CONFIG,
+            "{\"clientId\":\"c\",\"group\":\"g\",\"subscriptionData\":{\"expressionType\":\"SQL92\","
+                + "\"subString\":\"a > AND\",\"topic\":\"T\"}}");
+        assertEquals(ResponseCode.SUBSCRIPTION_PARSE_FAILED, malformed.code());
+        assertTrue(malformed.remark().startsWith("Invalid MessageSelector."), malformed.remark());
+        assertEquals(ResponseCode.SUBSCRIPTION_PARSE_FAILED, request(RequestCode.CHECK_CLIENT_CONFIG,
+            "{\"subscriptionData\":{\"expressionType\":\"GROOVY\",\"subString\":\"x\",\"topic\":\"T\"}}").code());
     }
 }

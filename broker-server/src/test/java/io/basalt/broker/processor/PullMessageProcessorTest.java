@@ -12,10 +12,15 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.ConsumerGroupInfo;
+import io.basalt.broker.client.SubscriptionData;
+import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
@@ -33,6 +38,7 @@ import io.basalt.store.PutMessageTransform;
 import io.basalt.store.StoreEnvironment;
 import io.basalt.store.StoreConfig;
 import io.basalt.store.testing.TestStores;
+import org.apache.rocketmq.common.message.MessageDecoder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,6 +57,8 @@ class PullMessageProcessorTest {
     TopicConfigManager topics;
     ConsumerOffsetManager offsets;
     ClientManager clients;
+    ConsumerFilters filters;
+    boolean enablePropertyFilter = true;
     /** What the replication layer would name as the slave to suggest (-1: none in sync). */
     volatile long slaveInSync = -1;
     final RequestContext context = new RequestContext(null, new InetSocketAddress("127.0.0.1", 40000),
@@ -78,10 +86,11 @@ class PullMessageProcessorTest {
         send = new SendMessageProcessor(host, () -> true, 64 * 1024, store, topics, counters);
         sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address(), () -> true);
         clients = new ClientManager(120_000, System::currentTimeMillis);
+        filters = new ConsumerFilters(enablePropertyFilter);
         pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
             new LongPolling(hold, 20_000),
             // slaveReadEnable: a master may point consumers at its slave in sync
-            SlaveReadPolicy.master(true, brokerId -> brokerId == slaveInSync), counters);
+            SlaveReadPolicy.master(true, brokerId -> brokerId == slaveInSync), counters, filters);
     }
 
     @AfterEach
@@ -131,6 +140,103 @@ class PullMessageProcessorTest {
         assertEquals(ResponseCode.SUCCESS, woken.code());
         assertEquals("3", woken.extFields().get("nextBeginOffset"));
         woken.releaseBody();
+    }
+
+    private void sendSql(int a, String region) throws Exception {
+        RemotingCommand r = SendRequests.sendV2("T", "a\u0001" + a + "\u0002region\u0001" + region + "\u0002",
+            (a + region).getBytes(StandardCharsets.UTF_8));
+        assertEquals(ResponseCode.SUCCESS, send.processRequest(context, r).get().code());
+    }
+
+    private RemotingCommand sqlPull(long offset, String expression) {
+        RemotingCommand r = pullRequest(offset);
+        r.putExtField("subscription", expression);
+        r.putExtField("expressionType", "SQL92");
+        return r;
+    }
+
+    /** The bodies of the records a SUCCESS pull carries, in order; releases the response's body. */
+    private static List<String> bodies(RemotingCommand found) {
+        ByteBuffer all = ByteBuffer.allocate(Arrays.stream(found.bodySlices()).mapToInt(ByteBuffer::remaining).sum());
+        Arrays.stream(found.bodySlices()).forEach(b -> all.put(b.duplicate()));
+        found.releaseBody();
+        all.flip();
+        return MessageDecoder.decodesBatch(all, true, false, false).stream()
+            .map(m -> new String(m.getBody(), StandardCharsets.UTF_8)).toList();
+    }
+
+    @Test
+    void aSql92LitePullGetsExactlyTheMessagesItsExpressionMatches() throws Exception {
+        for (int a = 0; a < 8; a++) {
+            sendSql(a, a % 2 == 0 ? "eu" : "us");
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 8);
+        RemotingCommand found = pull.processRequest(context, sqlPull(0, "a > 2 AND region = 'eu'")).get();
+        assertEquals(ResponseCode.SUCCESS, found.code(), found.remark());
+        assertEquals("8", found.extFields().get("nextBeginOffset"));
+        assertEquals(List.of("4eu", "6eu"), bodies(found));
+
+        RemotingCommand none = pull.processRequest(context, sqlPull(0, "a > 100")).get();
+        assertEquals(ResponseCode.PULL_RETRY_IMMEDIATELY, none.code(), "all filtered: pull again from past them");
+        assertEquals("8", none.extFields().get("nextBeginOffset"));
+        RemotingCommand missing = pull.processRequest(context, sqlPull(0, "zone = 'eu'")).get();
+        assertEquals(ResponseCode.PULL_RETRY_IMMEDIATELY, missing.code(), "a missing property matches nothing");
+    }
+
+    @Test
+    void aMalformedSql92LitePullIsSubscriptionParseFailed() throws Exception {
+        sendSql(1, "eu");
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        RemotingCommand refused = pull.processRequest(context, sqlPull(0, "a > AND region")).get();
+        assertEquals(ResponseCode.SUBSCRIPTION_PARSE_FAILED, refused.code());
+        assertEquals("parse the consumer's subscription failed", refused.remark());
+    }
+
+    @Test
+    void withoutPropertyFilterASql92PullIsRefusedNotFilteredByTag() throws Exception {
+        enablePropertyFilter = false;
+        processorsWith(groups);
+        sendSql(5, "eu");
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        RemotingCommand refused = pull.processRequest(context, sqlPull(0, "a > 2")).get();
+        assertEquals(ResponseCode.SYSTEM_ERROR, refused.code());
+        assertEquals("The broker does not support consumer to filter message by SQL92", refused.remark());
+    }
+
+    @Test
+    void aPushPullFiltersByTheSql92SubscriptionItsGroupRegisteredByHeartbeat() throws Exception {
+        for (int a = 0; a < 4; a++) {
+            sendSql(a, "eu");
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 4);
+        RemotingCommand push = RemotingCommand.request(RequestCode.PULL_MESSAGE);
+        pullRequest(0).extFields().forEach(push::putExtField);
+        push.putExtField("sysFlag", Integer.toString(PullMessageProcessor.FLAG_SUSPEND));
+        push.putExtField("subVersion", "7");
+        SubscriptionData subscription = SubscriptionData.of("T", "a >= 2", 7, "SQL92");
+        clients.registerConsumer("cg", new ConsumerGroupInfo.Member("c1", "127.0.0.1:1", "CONSUME_PASSIVELY",
+            "CLUSTERING", "CONSUME_FROM_LAST_OFFSET", System.currentTimeMillis(), null), List.of(subscription));
+        assertEquals(ResponseCode.FILTER_DATA_NOT_EXIST, pull.processRequest(context, push).get().code(),
+            "no compiled filter for the group yet");
+        filters.register("cg", SubscriptionData.of("T", "a >= 2", 6, "SQL92"));
+        assertEquals(ResponseCode.FILTER_DATA_NOT_LATEST, pull.processRequest(context, push).get().code(),
+            "the filter is older than the client's subscription");
+        filters.register("cg", subscription);
+        RemotingCommand found = pull.processRequest(context, push).get();
+        assertEquals(ResponseCode.SUCCESS, found.code());
+        assertEquals(List.of("2eu", "3eu"), bodies(found));
+    }
+
+    @Test
+    void aHeldSql92PullIsAnsweredWithTheMatchingMessageThatArrives() throws Exception {
+        sendSql(1, "eu");
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        CompletableFuture<RemotingCommand> held = pull.processRequest(context, sqlPull(1, "a > 5"));
+        assertFalse(held.isDone(), "nothing new: the pull is held");
+        sendSql(9, "eu");
+        RemotingCommand woken = held.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(ResponseCode.SUCCESS, woken.code());
+        assertEquals(List.of("9eu"), bodies(woken));
     }
 
     @Test

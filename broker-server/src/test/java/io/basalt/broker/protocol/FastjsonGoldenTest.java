@@ -175,6 +175,7 @@ class FastjsonGoldenTest {
         subscription.setExpressionType("SQL92");
         body.setSubscriptionData(subscription);
         assertEquals("SQL92", CheckClientRequestBody.decode(body.encode()).expressionType());
+        assertEquals(new CheckClientRequestBody("c", "g", "SQL92", "a > 1"), CheckClientRequestBody.decode(body.encode()));
         body.setSubscriptionData(null);
         assertEquals(null, CheckClientRequestBody.decode(body.encode()).expressionType());
     }

@@ -172,6 +172,42 @@ public final class MessageRecordDecoder {
     }
 
     /**
+     * A read-only view of the properties bytes ({@code name \u0001 value \u0002}, UTF-8) of the message
+     * record at {@code record.position()}, without decoding anything else; null when the record's field
+     * lengths do not lead to properties inside it. Any thread; the buffer's position is unchanged.
+     */
+    public static ByteBuffer properties(ByteBuffer record) {
+        int start = record.position();
+        int end = record.limit();
+        if (end - start < MIN_RECORD_LENGTH) {
+            return null;
+        }
+        int magic = record.getInt(start + RecordFormat.MAGIC_CODE_POSITION);
+        int sysFlag = record.getInt(start + RecordFormat.SYS_FLAG_POSITION);
+        int storeTimestampPos = start + RecordFormat.BORN_HOST_POSITION + RecordFormat.bornHostAddressLength(sysFlag) + 4;
+        int bodyLengthPos = storeTimestampPos + 8 + RecordFormat.storeHostAddressLength(sysFlag) + 4 + 4 + 8;
+        if (bodyLengthPos + 4 > end) {
+            return null;
+        }
+        int topicLengthPos = bodyLengthPos + 4 + record.getInt(bodyLengthPos);
+        boolean v2 = magic == RecordFormat.MESSAGE_MAGIC_CODE_V2;
+        if (topicLengthPos < bodyLengthPos + 4 || topicLengthPos + (v2 ? 2 : 1) > end) {
+            return null;
+        }
+        int topicLength = v2 ? record.getShort(topicLengthPos) : record.get(topicLengthPos);
+        int propertiesLengthPos = topicLengthPos + (v2 ? 2 : 1) + topicLength;
+        if (topicLength < 0 || propertiesLengthPos + 2 > end) {
+            return null;
+        }
+        int propertiesLength = record.getShort(propertiesLengthPos);
+        int propertiesPos = propertiesLengthPos + 2;
+        if (propertiesLength < 0 || propertiesPos + propertiesLength > end) {
+            return null;
+        }
+        return record.slice(propertiesPos, propertiesLength).asReadOnlyBuffer();
+    }
+
+    /**
      * Decodes the whole message record at {@code buffer.position()} and moves the position past it.
      *
      * @throws IllegalArgumentException if no valid message record starts there (CRC not checked), or a
