@@ -215,7 +215,7 @@ class PullMessageProcessorTest {
         push.putExtField("subVersion", "7");
         SubscriptionData subscription = SubscriptionData.of("T", "a >= 2", 7, "SQL92");
         clients.registerConsumer("cg", new ConsumerGroupInfo.Member("c1", "127.0.0.1:1", "CONSUME_PASSIVELY",
-            "CLUSTERING", "CONSUME_FROM_LAST_OFFSET", System.currentTimeMillis(), null), List.of(subscription));
+            "CLUSTERING", "CONSUME_FROM_LAST_OFFSET", System.currentTimeMillis(), null, "JAVA", 453), List.of(subscription));
         assertEquals(ResponseCode.FILTER_DATA_NOT_EXIST, pull.processRequest(context, push).get().code(),
             "no compiled filter for the group yet");
         filters.register("cg", SubscriptionData.of("T", "a >= 2", 6, "SQL92"));
