@@ -4,7 +4,6 @@ import static java.time.Duration.ofSeconds;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.common.test.LeakCheckExtension;
 import java.nio.charset.StandardCharsets;
@@ -28,10 +27,6 @@ import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.apache.rocketmq.common.namesrv.NamesrvConfig;
-import org.apache.rocketmq.namesrv.NamesrvController;
-import org.apache.rocketmq.remoting.netty.NettyClientConfig;
-import org.apache.rocketmq.remoting.netty.NettyServerConfig;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * replier's producer spreads the replies over the reply topic's queues on both brokers, and each broker
  * pushes its replies to the requester, which heartbeats to both because its request topic is on both.
  */
-@LeakCheckExtension.AllowThreads(value = "NettyServerScheduler_",
+@LeakCheckExtension.AllowThreads(value = RocketMqNameServer.LEFT_RUNNING,
     because = "the official 5.2.0 NettyRemotingServer.shutdown(), which NamesrvController.shutdown() calls, leaves its"
         + " scheduler thread running")
 class RequestReplyAcrossBrokersTest {
@@ -61,17 +56,9 @@ class RequestReplyAcrossBrokersTest {
     }
 
     private String startNameServer() throws Exception {
-        NamesrvConfig config = new NamesrvConfig();
-        config.setKvConfigPath(dir.resolve("namesrv/kvConfig.json").toString());
-        config.setConfigStorePath(dir.resolve("namesrv/namesrv.properties").toString());
-        NettyServerConfig server = new NettyServerConfig();
-        server.setBindAddress("127.0.0.1");
-        server.setListenPort(BrokerProcess.freePort());
-        NamesrvController nameServer = new NamesrvController(config, server, new NettyClientConfig());
-        assertTrue(nameServer.initialize());
-        nameServer.start();
-        cleanups.add(nameServer::shutdown);
-        return "127.0.0.1:" + nameServer.getRemotingServer().localListenPort();
+        RocketMqNameServer nameServer = RocketMqNameServer.start(dir);
+        cleanups.add(nameServer::close);
+        return nameServer.address();
     }
 
     private BrokerProcess startBroker(String name, String namesrv) throws Exception {
@@ -113,9 +100,8 @@ class RequestReplyAcrossBrokersTest {
             .equals(Set.of("broker-a", "broker-b")));
         for (BrokerProcess broker : List.of(a, b)) {
             admin.createAndUpdateTopicConfig(broker.address(), new TopicConfig(REQUEST_TOPIC, 2, 2, 6));
-            admin.createAndUpdateTopicConfig(broker.address(), new TopicConfig(REPLY_TOPIC, 1, 1, 6));
         }
-        // the NameServer learns of the topics at the brokers' next registration
+        // the brokers create the reply topic at start; the NameServer learns of the request topic at their next registration
         await().atMost(ofSeconds(30)).ignoreExceptions().until(() -> admin.examineTopicRouteInfo(REPLY_TOPIC).getQueueDatas().size() == 2
             && admin.examineTopicRouteInfo(REQUEST_TOPIC).getQueueDatas().size() == 2);
 

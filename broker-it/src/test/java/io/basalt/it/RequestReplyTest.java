@@ -29,7 +29,6 @@ import org.apache.rocketmq.client.producer.RequestCallback;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.client.utils.MessageUtil;
-import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
@@ -76,8 +75,6 @@ class RequestReplyTest {
         admin.setInstanceName(Clients.instanceName());
         admin.start();
         cleanups.add(admin::shutdown);
-        // Until the broker creates the reply topic at start-up it is created here; an update once it does.
-        admin.createAndUpdateTopicConfig(broker.address(), new TopicConfig(REPLY_TOPIC, 1, 1, 6));
     }
 
     private DefaultMQProducer producer(String group) throws Exception {

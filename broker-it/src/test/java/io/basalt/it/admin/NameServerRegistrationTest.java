@@ -2,9 +2,9 @@ package io.basalt.it.admin;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.common.test.LeakCheckExtension;
+import io.basalt.it.RocketMqNameServer;
 import io.basalt.it.BrokerHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,10 +21,6 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.apache.rocketmq.common.namesrv.NamesrvConfig;
-import org.apache.rocketmq.namesrv.NamesrvController;
-import org.apache.rocketmq.remoting.netty.NettyClientConfig;
-import org.apache.rocketmq.remoting.netty.NettyServerConfig;
 import org.apache.rocketmq.remoting.protocol.body.ClusterInfo;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
@@ -37,28 +33,20 @@ import org.junit.jupiter.api.io.TempDir;
  * A Basalt broker joins a real Apache RocketMQ 5.2.0 NameServer (in this JVM): it registers, its topics
  * are routed to clients that only know the NameServer, and it unregisters when it stops.
  */
-@LeakCheckExtension.AllowThreads(value = "NettyServerScheduler_",
+@LeakCheckExtension.AllowThreads(value = RocketMqNameServer.LEFT_RUNNING,
     because = "the official 5.2.0 NettyRemotingServer.shutdown(), which NamesrvController.shutdown() calls, leaves its"
         + " scheduler thread running")
 class NameServerRegistrationTest {
     @TempDir
     Path dir;
-    NamesrvController nameServer;
+    RocketMqNameServer nameServer;
     String nameServerAddress;
     final List<AutoCloseable> cleanups = new ArrayList<>();
 
     @BeforeEach
     void startNameServer() throws Exception {
-        NamesrvConfig config = new NamesrvConfig();
-        config.setKvConfigPath(dir.resolve("namesrv/kvConfig.json").toString());
-        config.setConfigStorePath(dir.resolve("namesrv/namesrv.properties").toString());
-        NettyServerConfig server = new NettyServerConfig();
-        server.setBindAddress("127.0.0.1");
-        server.setListenPort(BrokerHandle.freePort());
-        nameServer = new NamesrvController(config, server, new NettyClientConfig());
-        assertTrue(nameServer.initialize(), "NameServer initialised");
-        nameServer.start();
-        nameServerAddress = "127.0.0.1:" + nameServer.getRemotingServer().localListenPort();
+        nameServer = RocketMqNameServer.start(dir);
+        nameServerAddress = nameServer.address();
     }
 
     @AfterEach
@@ -66,7 +54,7 @@ class NameServerRegistrationTest {
         for (int i = cleanups.size() - 1; i >= 0; i--) {
             cleanups.get(i).close();
         }
-        nameServer.shutdown();
+        nameServer.close();
     }
 
     private static BrokerData registered(DefaultMQAdminExt admin) throws Exception {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.it.BrokerHandle;
+import io.basalt.it.RocketMqNameServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,10 +22,6 @@ import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
-import org.apache.rocketmq.common.namesrv.NamesrvConfig;
-import org.apache.rocketmq.namesrv.NamesrvController;
-import org.apache.rocketmq.remoting.netty.NettyClientConfig;
-import org.apache.rocketmq.remoting.netty.NettyServerConfig;
 import org.apache.rocketmq.remoting.protocol.route.QueueData;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
@@ -39,28 +36,20 @@ import org.junit.jupiter.api.io.TempDir;
  * end-to-end suite meets them. The broker runs with {@code autoCreateTopicEnable=false}, so nothing reaches a
  * topic through TBW102.
  */
-@LeakCheckExtension.AllowThreads(value = "NettyServerScheduler_",
+@LeakCheckExtension.AllowThreads(value = RocketMqNameServer.LEFT_RUNNING,
     because = "the official 5.2.0 NettyRemotingServer.shutdown(), which NamesrvController.shutdown() calls, leaves its"
         + " scheduler thread running")
 class StartupTopicsTest {
     @TempDir
     Path dir;
-    NamesrvController nameServer;
+    RocketMqNameServer nameServer;
     String nameServerAddress;
     final List<AutoCloseable> cleanups = new ArrayList<>();
 
     @BeforeEach
     void startNameServer() throws Exception {
-        NamesrvConfig config = new NamesrvConfig();
-        config.setKvConfigPath(dir.resolve("namesrv/kvConfig.json").toString());
-        config.setConfigStorePath(dir.resolve("namesrv/namesrv.properties").toString());
-        NettyServerConfig server = new NettyServerConfig();
-        server.setBindAddress("127.0.0.1");
-        server.setListenPort(BrokerHandle.freePort());
-        nameServer = new NamesrvController(config, server, new NettyClientConfig());
-        assertTrue(nameServer.initialize(), "NameServer initialised");
-        nameServer.start();
-        nameServerAddress = "127.0.0.1:" + nameServer.getRemotingServer().localListenPort();
+        nameServer = RocketMqNameServer.start(dir);
+        nameServerAddress = nameServer.address();
     }
 
     @AfterEach
@@ -68,7 +57,7 @@ class StartupTopicsTest {
         for (int i = cleanups.size() - 1; i >= 0; i--) {
             cleanups.get(i).close();
         }
-        nameServer.shutdown();
+        nameServer.close();
     }
 
     private BrokerHandle broker(Map<String, String> extra) throws Exception {

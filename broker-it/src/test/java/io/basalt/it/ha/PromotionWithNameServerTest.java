@@ -15,11 +15,8 @@ import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.message.Message;
-import org.apache.rocketmq.common.namesrv.NamesrvConfig;
-import org.apache.rocketmq.namesrv.NamesrvController;
 import org.apache.rocketmq.remoting.netty.NettyClientConfig;
 import org.apache.rocketmq.remoting.netty.NettyRemotingClient;
-import org.apache.rocketmq.remoting.netty.NettyServerConfig;
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
@@ -30,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.it.BrokerProcess;
+import io.basalt.it.RocketMqNameServer;
 import io.basalt.it.Clients;
 
 /**
@@ -38,7 +36,7 @@ import io.basalt.it.Clients;
  * and clients that only know the NameServer send to it. A master still alive at the promotion is
  * fenced: it refuses writes and leaves the NameServer, so the route stays with the new master.
  */
-@LeakCheckExtension.AllowThreads(value = "NettyServerScheduler_",
+@LeakCheckExtension.AllowThreads(value = RocketMqNameServer.LEFT_RUNNING,
     because = "the official 5.2.0 NettyRemotingServer.shutdown(), which NamesrvController.shutdown() calls, leaves its"
         + " scheduler thread running")
 class PromotionWithNameServerTest {
@@ -46,22 +44,14 @@ class PromotionWithNameServerTest {
 
     @TempDir
     Path dir;
-    private NamesrvController nameServer;
+    private RocketMqNameServer nameServer;
     private String namesrv;
     private DefaultMQAdminExt admin;
 
     @BeforeEach
     void startNameServer() throws Exception {
-        NamesrvConfig config = new NamesrvConfig();
-        config.setKvConfigPath(dir.resolve("namesrv/kvConfig.json").toString());
-        config.setConfigStorePath(dir.resolve("namesrv/namesrv.properties").toString());
-        NettyServerConfig server = new NettyServerConfig();
-        server.setBindAddress("127.0.0.1");
-        server.setListenPort(BrokerProcess.freePort());
-        nameServer = new NamesrvController(config, server, new NettyClientConfig());
-        assertTrue(nameServer.initialize());
-        nameServer.start();
-        namesrv = "127.0.0.1:" + nameServer.getRemotingServer().localListenPort();
+        nameServer = RocketMqNameServer.start(dir);
+        namesrv = nameServer.address();
         admin = new DefaultMQAdminExt(10_000);
         admin.setNamesrvAddr(namesrv);
         admin.setInstanceName(Clients.instanceName());
@@ -71,7 +61,7 @@ class PromotionWithNameServerTest {
     @AfterEach
     void stopNameServer() {
         admin.shutdown();
-        nameServer.shutdown();
+        nameServer.close();
     }
 
     private BrokerData group() throws Exception {

@@ -25,11 +25,8 @@ import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
-import org.apache.rocketmq.common.namesrv.NamesrvConfig;
-import org.apache.rocketmq.namesrv.NamesrvController;
 import org.apache.rocketmq.remoting.netty.NettyClientConfig;
 import org.apache.rocketmq.remoting.netty.NettyRemotingClient;
-import org.apache.rocketmq.remoting.netty.NettyServerConfig;
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
 import org.apache.rocketmq.remoting.protocol.RequestCode;
 import org.apache.rocketmq.remoting.protocol.header.GetMaxOffsetRequestHeader;
@@ -44,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.it.BrokerProcess;
+import io.basalt.it.RocketMqNameServer;
 import io.basalt.it.Clients;
 
 /**
@@ -54,7 +52,7 @@ import io.basalt.it.Clients;
  * "Far behind" is made reachable with {@code accessMessageInMemoryMaxRatio=0} on the master: every read counts
  * as a read from disk.
  */
-@LeakCheckExtension.AllowThreads(value = "NettyServerScheduler_",
+@LeakCheckExtension.AllowThreads(value = RocketMqNameServer.LEFT_RUNNING,
     because = "the official 5.2.0 NettyRemotingServer.shutdown(), which NamesrvController.shutdown() calls, leaves its"
         + " scheduler thread running")
 class SlaveMetadataSyncTest {
@@ -62,7 +60,7 @@ class SlaveMetadataSyncTest {
 
     @TempDir
     Path dir;
-    private NamesrvController nameServer;
+    private RocketMqNameServer nameServer;
     private String namesrv;
     private DefaultMQAdminExt admin;
     private NettyRemotingClient remoting;
@@ -70,16 +68,8 @@ class SlaveMetadataSyncTest {
 
     @BeforeEach
     void startNameServer() throws Exception {
-        NamesrvConfig config = new NamesrvConfig();
-        config.setKvConfigPath(dir.resolve("namesrv/kvConfig.json").toString());
-        config.setConfigStorePath(dir.resolve("namesrv/namesrv.properties").toString());
-        NettyServerConfig server = new NettyServerConfig();
-        server.setBindAddress("127.0.0.1");
-        server.setListenPort(BrokerProcess.freePort());
-        nameServer = new NamesrvController(config, server, new NettyClientConfig());
-        assertTrue(nameServer.initialize());
-        nameServer.start();
-        namesrv = "127.0.0.1:" + nameServer.getRemotingServer().localListenPort();
+        nameServer = RocketMqNameServer.start(dir);
+        namesrv = nameServer.address();
         admin = new DefaultMQAdminExt(10_000);
         admin.setNamesrvAddr(namesrv);
         admin.setInstanceName(Clients.instanceName());
@@ -95,7 +85,7 @@ class SlaveMetadataSyncTest {
         }
         remoting.shutdown();
         admin.shutdown();
-        nameServer.shutdown();
+        nameServer.close();
     }
 
     private BrokerProcess master(int haPort, Map<String, String> extra) throws Exception {
