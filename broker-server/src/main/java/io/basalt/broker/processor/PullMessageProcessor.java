@@ -67,9 +67,11 @@ public final class PullMessageProcessor implements RequestProcessor {
     @Override
     public CompletableFuture<RemotingCommand> processRequest(RequestContext context, RemotingCommand request) {
         if (slaveReads.rejectsPulls()) {
-            // RocketMQ 5.x's rejectRequest() of a slave without slaveReadEnable, answered as its remoting layer does
+            // RocketMQ 5.x's rejectRequest() of a slave without slaveReadEnable, answered as its remoting layer does, with
+            // the reason added: RocketMQ's bare "system busy" sends operators looking for load instead of the setting
             return CompletableFuture.completedFuture(RemotingCommand.response(ResponseCode.SYSTEM_BUSY,
-                "[REJECTREQUEST]system busy, start flow control for a while"));
+                "[REJECTREQUEST]system busy, start flow control for a while: this broker is a slave and"
+                    + " slaveReadEnable=false, so it serves no pulls; read from the master, or set slaveReadEnable=true"));
         }
         PullMessageRequestHeader header;
         try {
