@@ -28,7 +28,10 @@ import io.basalt.common.io.Directories;
  * <p>Reading accepts what RocketMQ's fastjson writes (unquoted numeric map keys such as {@code {0:12}}).
  * A missing file is "no data yet"; a corrupt file falls back to a valid {@code .bak} with a WARN; a corrupt
  * file without a valid backup is an error, so the broker refuses to start instead of silently resetting
- * consumer offsets or topics. Callers serialise their own calls (one persisting thread per file).
+ * consumer offsets or topics. A file may come with a {@link ContentCheck} of its values: content that is valid
+ * JSON but fails it (a negative offset, a negative queue count) counts as corrupt, both when loading and when
+ * deciding whether the current content is worth keeping as the backup. Callers serialise their own calls (one
+ * persisting thread per file).
  */
 public final class JsonConfigFile {
     private static final Logger log = LoggerFactory.getLogger(JsonConfigFile.class);
@@ -39,12 +42,29 @@ public final class JsonConfigFile {
         .enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
         .build();
 
+    /**
+     * What a file's values must satisfy beyond being a JSON object; throws naming the first entry that does not
+     * (a value the broker would otherwise read as 0 or advertise as it is).
+     */
+    @FunctionalInterface
+    public interface ContentCheck {
+        ContentCheck NONE = content -> { };
+
+        void check(JsonNode content) throws IOException;
+    }
+
     private final Path file;
     private final Path backup;
     private final Path temp;
+    private final ContentCheck check;
 
     public JsonConfigFile(Path file) {
+        this(file, ContentCheck.NONE);
+    }
+
+    public JsonConfigFile(Path file, ContentCheck check) {
         this.file = file;
+        this.check = check;
         this.backup = file.resolveSibling(file.getFileName() + ".bak");
         this.temp = file.resolveSibling(file.getFileName() + ".tmp");
     }
@@ -95,7 +115,7 @@ public final class JsonConfigFile {
         }
     }
 
-    private static JsonNode parse(Path path) throws IOException {
+    private JsonNode parse(Path path) throws IOException {
         byte[] bytes = Files.readAllBytes(path);
         JsonNode node;
         try {
@@ -106,6 +126,7 @@ public final class JsonConfigFile {
         if (node == null || !node.isObject()) {
             throw new IOException("not a JSON object (" + bytes.length + " bytes)");
         }
+        check.check(node);
         return node;
     }
 
@@ -156,11 +177,12 @@ public final class JsonConfigFile {
         Directories.fsync(file.getParent());
     }
 
-    private static void parseBytes(byte[] bytes) throws IOException {
+    private void parseBytes(byte[] bytes) throws IOException {
         JsonNode node = MAPPER.readTree(bytes);
         if (node == null || !node.isObject()) {
             throw new IOException("not a JSON object");
         }
+        check.check(node);
     }
 
     private static void writeDurably(Path path, byte[] bytes) throws IOException {

@@ -41,17 +41,55 @@ public final class ConsumerOffsetManager {
 
     /** @throws IOException when the file and its backup are both corrupt */
     public static ConsumerOffsetManager open(Path configDir) throws IOException {
-        ConsumerOffsetManager m = new ConsumerOffsetManager(new JsonConfigFile(configDir.resolve("consumerOffset.json")));
+        ConsumerOffsetManager m = new ConsumerOffsetManager(new JsonConfigFile(configDir.resolve("consumerOffset.json"),
+            ConsumerOffsetManager::checkOffsets));
         Optional<JsonNode> content = m.file.load();
         if (content.isPresent()) {
             content.get().path("offsetTable").fields().forEachRemaining(e -> {
                 ConcurrentMap<Integer, Long> queues = new ConcurrentHashMap<>();
-                e.getValue().fields().forEachRemaining(q -> queues.put(Integer.parseInt(q.getKey()), q.getValue().asLong()));
+                e.getValue().fields().forEachRemaining(q -> queues.put(Integer.parseInt(q.getKey()), q.getValue().longValue()));
                 m.offsetTable.put(e.getKey(), queues);
             });
             log.info("loaded offsets of {} topic@group pairs from {}", m.offsetTable.size(), m.file.path());
         }
         return m;
+    }
+
+    /**
+     * Every committed offset must be a whole number ≥ 0 under a queue id ≥ 0: read as it is, a negative or
+     * non-numeric value becomes offset 0 (or worse) and the group consumes its whole history again.
+     */
+    static void checkOffsets(JsonNode content) throws IOException {
+        JsonNode table = content.path("offsetTable");
+        if (table.isMissingNode()) {
+            return;
+        }
+        if (!table.isObject()) {
+            throw new IOException("offsetTable is not an object");
+        }
+        for (var pairs = table.fields(); pairs.hasNext(); ) {
+            var pair = pairs.next();
+            if (!pair.getValue().isObject()) {
+                throw new IOException("offsets of " + pair.getKey() + " are not an object of queue id to offset");
+            }
+            for (var queues = pair.getValue().fields(); queues.hasNext(); ) {
+                var queue = queues.next();
+                int queueId;
+                try {
+                    queueId = Integer.parseInt(queue.getKey());
+                } catch (NumberFormatException e) {
+                    queueId = -1;
+                }
+                if (queueId < 0) {
+                    throw new IOException("queue id '" + queue.getKey() + "' of " + pair.getKey() + " is not a queue id");
+                }
+                JsonNode offset = queue.getValue();
+                if (!offset.isIntegralNumber() || !offset.canConvertToLong() || offset.longValue() < 0) {
+                    throw new IOException("offset of " + pair.getKey() + " queue " + queueId + " is " + offset
+                        + ", not a committed offset (a whole number >= 0)");
+                }
+            }
+        }
     }
 
     private static String key(String topic, String group) {

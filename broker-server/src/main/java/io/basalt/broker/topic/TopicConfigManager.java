@@ -67,7 +67,8 @@ public final class TopicConfigManager {
 
     private static TopicConfigManager open(Path configDir, boolean autoCreateTopicEnable, SystemTopics systemTopics)
         throws IOException {
-        TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(configDir.resolve("topics.json")),
+        TopicConfigManager m = new TopicConfigManager(new JsonConfigFile(configDir.resolve("topics.json"),
+            TopicConfigManager::checkTopics),
             autoCreateTopicEnable, systemTopics, System::currentTimeMillis);
         m.load();
         return m;
@@ -81,6 +82,35 @@ public final class TopicConfigManager {
     public static final class UnsupportedTopicException extends IOException {
         UnsupportedTopicException(String message) {
             super(message);
+        }
+    }
+
+    /**
+     * Queue counts must be whole numbers ≥ 0 and perm RocketMQ's bits (0–7): read as they are, a negative queue
+     * count would be advertised in routes and a wrong perm would silently open or close a topic.
+     */
+    static void checkTopics(JsonNode content) throws IOException {
+        JsonNode table = content.path("topicConfigTable");
+        if (table.isMissingNode()) {
+            return;
+        }
+        if (!table.isObject()) {
+            throw new IOException("topicConfigTable is not an object");
+        }
+        for (var topics = table.fields(); topics.hasNext(); ) {
+            var topic = topics.next();
+            if (!topic.getValue().isObject()) {
+                throw new IOException("topic " + topic.getKey() + " is not an object");
+            }
+            for (String field : List.of("readQueueNums", "writeQueueNums", "perm")) {
+                JsonNode value = topic.getValue().get(field);
+                int max = field.equals("perm") ? 7 : Integer.MAX_VALUE;
+                if (value != null && (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 0
+                    || value.intValue() > max)) {
+                    throw new IOException("topic " + topic.getKey() + ": " + field + " is " + value + ", not a whole number"
+                        + " from 0 to " + max);
+                }
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 package io.basalt.broker.offset;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -35,5 +37,32 @@ class ConsumerOffsetManagerTest {
         ConsumerOffsetManager m = ConsumerOffsetManager.open(dir);
         assertEquals(251, m.queryOffset("cg", "TopicTest", 3));
         assertEquals(0, m.queryOffset("cg", "%RETRY%cg", 0));
+    }
+
+    @Test
+    void aNegativeOrNonNumericOffsetWithoutABackupStopsTheOpenNamingTheEntry() throws IOException {
+        for (String bad : new String[] {"-5", "\"abc\"", "12.5", "null"}) {
+            Files.writeString(dir.resolve("consumerOffset.json"), "{\"offsetTable\":{\"T@cg\":{0:250,1:" + bad + "}}}");
+            IOException e = assertThrows(IOException.class, () -> ConsumerOffsetManager.open(dir), bad);
+            assertTrue(e.getMessage().contains("offset of T@cg queue 1 is"), e.getMessage());
+        }
+        Files.writeString(dir.resolve("consumerOffset.json"), "{\"offsetTable\":{\"T@cg\":{\"-1\":250}}}");
+        assertThrows(IOException.class, () -> ConsumerOffsetManager.open(dir), "a negative queue id");
+    }
+
+    @Test
+    void aFileWithABadOffsetFallsBackToItsBackupAndTheBackupIsNotOverwrittenByIt() throws IOException {
+        ConsumerOffsetManager m = ConsumerOffsetManager.open(dir);
+        m.commitOffset("127.0.0.1", "cg", "T", 0, 250);
+        m.persist();
+        m.persist(); // the first valid content becomes the backup
+        Files.writeString(dir.resolve("consumerOffset.json"), "{\"offsetTable\":{\"T@cg\":{0:-100}}}");
+
+        ConsumerOffsetManager reopened = ConsumerOffsetManager.open(dir);
+        assertEquals(250, reopened.queryOffset("cg", "T", 0), "the backup's offset, not 0 and not -100");
+        reopened.persist();
+        assertEquals(250, ConsumerOffsetManager.open(dir).queryOffset("cg", "T", 0));
+        assertTrue(!Files.readString(dir.resolve("consumerOffset.json.bak")).contains("-100"),
+            "the bad content was not kept as the backup");
     }
 }

@@ -1,6 +1,7 @@
 package io.basalt.broker.topic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -87,5 +88,15 @@ class TopicConfigManagerTest {
         assertTrue(TopicValidator.invalidReason("x".repeat(128)).contains("longer than"));
         assertNull(TopicValidator.invalidReason("%RETRY%group-1|x_y"));
         assertTrue(TopicValidator.isNotAllowedSendTopic("SCHEDULE_TOPIC_XXXX"));
+    }
+
+    @Test
+    void aNegativeQueueCountOrAWrongPermStopsTheOpenNamingTheTopic() throws IOException {
+        for (String bad : new String[] {"\"writeQueueNums\":-3", "\"readQueueNums\":\"four\"", "\"perm\":8"}) {
+            Files.writeString(dir.resolve("topics.json"), "{\"topicConfigTable\":{\"T\":{\"topicName\":\"T\","
+                + "\"readQueueNums\":4,\"writeQueueNums\":4,\"perm\":6," + bad + "}}}");
+            IOException e = assertThrows(IOException.class, () -> TopicConfigManager.open(dir, true, 8), bad);
+            assertTrue(e.getMessage().contains("topic T: "), e.getMessage());
+        }
     }
 }
