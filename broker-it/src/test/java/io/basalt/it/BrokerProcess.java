@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -80,31 +82,46 @@ public final class BrokerProcess implements AutoCloseable {
         return b;
     }
 
+    /**
+     * Ports this JVM has handed out: the kernel may give a just-closed ephemeral port again at once, and a
+     * broker's listen, fast, HA and metrics ports must differ.
+     */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
     /** A free port whose fast port (port - 2, RocketMQ's VIP channel, which the broker also binds) is free too. */
     public static int freeListenPort() throws IOException {
         for (int attempt = 0; attempt < 100; attempt++) {
             try (ServerSocket listen = new ServerSocket(0)) {
                 listen.setReuseAddress(true);
                 int port = listen.getLocalPort();
-                if (port < 2) {
+                if (port < 2 || HANDED_OUT.contains(port) || HANDED_OUT.contains(port - 2)) {
                     continue;
                 }
                 try (ServerSocket fast = new ServerSocket(port - 2)) {
                     fast.setReuseAddress(true);
-                    return port;
                 } catch (IOException taken) {
-                    // try another
+                    continue;
                 }
+                HANDED_OUT.add(port);
+                HANDED_OUT.add(port - 2);
+                return port;
             }
         }
         throw new IOException("found no free port whose port - 2 is free too");
     }
 
+    /** A free port no earlier call of this JVM has handed out. */
     public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                s.setReuseAddress(true);
+                int port = s.getLocalPort();
+                if (HANDED_OUT.add(port)) {
+                    return port;
+                }
+            }
         }
+        throw new IOException("found no free port not handed out before");
     }
 
     public Path dir() {
