@@ -67,6 +67,8 @@ import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.SystemTopics;
 import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.broker.metadata.MetadataPersister;
+import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.remoting.netty.NettyRemotingServer;
 import io.basalt.remoting.netty.NettyServerConfig;
@@ -122,6 +124,8 @@ public final class BrokerController {
     private final MetricsService metricsService;
     private final BrokerRuntimeStats runtimeStats;
     private final NameServerPresence nameServerPresence;
+    /** Writes topics.json for topics created by sends, batched and off the send threads. */
+    private final MetadataPersister metadataPersister;
     private boolean started;
     private boolean shutdown;
 
@@ -133,6 +137,8 @@ public final class BrokerController {
         this.topics = topics;
         this.offsets = offsets;
         this.subscriptionGroups = subscriptionGroups;
+        this.metadataPersister = new MetadataPersister(MetadataPersister.DEFAULT_INTERVAL_MS, ErrorPolicy.resilient());
+        topics.persistSendPathChangesWith(metadataPersister);
         BrokerConfig broker = configuration.broker();
         this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis, group ->
             subscriptionGroups.get(group).map(SubscriptionGroupConfig::notifyConsumerIdsChangedEnable).orElse(true));
@@ -146,6 +152,7 @@ public final class BrokerController {
             executorSources, () -> replication.role().name(), replication::slaves, () -> {
                 Map<String, Long> errors = new LinkedHashMap<>(replication.serviceErrorCounts());
                 errors.put(pullHold.name(), pullHold.errorCount());
+                errors.put(metadataPersister.name(), metadataPersister.errorCount() + metadataPersister.failures());
                 return errors;
             }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
@@ -408,6 +415,8 @@ public final class BrokerController {
         }
         started = true;
         store.load();
+        // topics auto-created within the persister's interval before a crash: their queues say they exist
+        topics.recoverTopicsFromQueues(store.queueIdsByTopic());
         // a store RocketMQ wrote may hold state Basalt does not serve yet: say so at every start
         new StoreOpeningInspection(configuration.store().rootDir(), store, offsets).logFindings();
         store.start();
@@ -420,6 +429,7 @@ public final class BrokerController {
         // before anything is served: a master deposed while it was down must not take a write
         nameServerPresence.fenceIfRoutedToAnotherMaster();
         pullHold.start();
+        metadataPersister.start();
         long offsetPeriodMs = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriodMs,
             offsetPeriodMs, TimeUnit.MILLISECONDS);
@@ -491,6 +501,7 @@ public final class BrokerController {
         }
         scheduler.shutdownNow();
         persistOffsets();
+        step("writing the metadata tables still dirty", metadataPersister::shutdown);
         step("persisting topics", () -> {
             try {
                 topics.persist();

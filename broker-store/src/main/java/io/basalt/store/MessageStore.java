@@ -262,6 +262,18 @@ public final class MessageStore implements AutoCloseable {
         state = State.LOADED;
     }
 
+    /**
+     * The queue ids of every topic that has a consume queue, as loaded (after {@link #load()}, recovery's
+     * re-dispatch included). The broker compares it with its topic table at start. Any thread.
+     */
+    public Map<String, Set<Integer>> queueIdsByTopic() {
+        Map<String, Set<Integer>> byTopic = new java.util.TreeMap<>();
+        for (ConsumeQueue q : queues.allQueues()) {
+            byTopic.computeIfAbsent(q.topic(), t -> new java.util.TreeSet<>()).add(q.queueId());
+        }
+        return byTopic;
+    }
+
     /** Starts the CommitLog, the dispatcher (woken on every append), the queue flusher, the disk watch and the cleaner. */
     public synchronized void start() {
         if (state != State.LOADED) {

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.metadata.MetadataPersister;
 import io.basalt.broker.protocol.DataVersion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * {@code {"dataVersion":{...},"topicConfigTable":{name: TopicConfig}}}). Creates RocketMQ's start-up topics
  * ({@link SystemTopics}: {@code TBW102} when auto-creation is on, the cluster- and broker-name topics, ...)
  * when the file lacks them, implements RocketMQ's auto-creation rule for sends, and refuses to open a table
- * with a topic attribute Basalt does not implement. Thread-safe; every change is persisted at once.
+ * with a topic attribute Basalt does not implement. Thread-safe. Every change is persisted at once, unless
+ * {@link #persistSendPathChangesWith} hands the send path's creations (auto-created and retry topics) to the
+ * background {@link MetadataPersister}; admin changes (create, update, delete, a slave's sync) are still
+ * written before the call returns, so an admin request is answered only once its change is durable.
  */
 public final class TopicConfigManager {
     private static final Logger log = LoggerFactory.getLogger(TopicConfigManager.class);
@@ -34,6 +38,8 @@ public final class TopicConfigManager {
     private final SystemTopics systemTopics;
     private final LongSupplier clock;
     private volatile DataVersion dataVersion;
+    /** Set once at start: where send-path creations go instead of a synchronous write; null writes at once. */
+    private volatile MetadataPersister.Table deferredWrites;
 
     TopicConfigManager(JsonConfigFile file, boolean autoCreateTopicEnable, SystemTopics systemTopics, LongSupplier clock) {
         this.file = file;
@@ -200,7 +206,7 @@ public final class TopicConfigManager {
         }
         log.info("auto-created topic {} ({} queues, perm {}) from {} for a send from {}", topic, queueNums,
             created.perm(), defaultTopic, remoteAddress);
-        changed();
+        changedOnSendPath();
         return Optional.of(created);
     }
 
@@ -216,7 +222,7 @@ public final class TopicConfigManager {
             return winner;
         }
         log.info("created topic {} ({} queues, perm {})", topic, queueNums, perm);
-        changed();
+        changedOnSendPath();
         return created;
     }
 
@@ -274,6 +280,63 @@ public final class TopicConfigManager {
             dataVersion = dataVersion.next(clock.getAsLong());
         }
         persist();
+    }
+
+    /** A creation on a send or consumer thread: written within the persister's interval when one is attached. */
+    private void changedOnSendPath() throws IOException {
+        MetadataPersister.Table deferred = deferredWrites;
+        if (deferred == null) {
+            changed();
+            return;
+        }
+        synchronized (this) {
+            dataVersion = dataVersion.next(clock.getAsLong());
+        }
+        deferred.markDirty();
+    }
+
+    /**
+     * From now on, topics created by sends ({@link #createTopicInSendMessageMethod}, {@link #createIfAbsent}) are
+     * written by {@code persister} (batched, off the send thread) instead of synchronously. Called once at start.
+     */
+    public void persistSendPathChangesWith(MetadataPersister persister) {
+        deferredWrites = persister.register("topics.json", this::persist);
+    }
+
+    /**
+     * Puts back the topics whose consume queues are on disk but which the table lacks: a topic auto-created
+     * less than one persister interval before a crash, whose acknowledged messages are in the CommitLog and
+     * (after recovery) in its consume queues. Each gets {@code max queue id + 1} read and write queues and
+     * READ|WRITE; system topics are left alone (the broker creates those itself). Written at once when any was
+     * added.
+     *
+     * @param queuesOnDisk topic name to the queue ids that have a consume-queue directory
+     * @return the names of the topics put back
+     */
+    public List<String> recoverTopicsFromQueues(Map<String, ? extends Collection<Integer>> queuesOnDisk)
+        throws IOException {
+        List<String> recovered = new java.util.ArrayList<>();
+        for (Map.Entry<String, ? extends Collection<Integer>> e : queuesOnDisk.entrySet()) {
+            String topic = e.getKey();
+            if (topics.containsKey(topic) || e.getValue().isEmpty() || TopicValidator.invalidReason(topic) != null
+                || systemTopics.isSystemTopic(topic)) {
+                continue;
+            }
+            int queueNums = e.getValue().stream().mapToInt(Integer::intValue).max().getAsInt() + 1;
+            if (queueNums < 1 || queueNums > 1024) {
+                continue;
+            }
+            if (topics.putIfAbsent(topic, TopicConfig.of(topic, queueNums, Perm.READ | Perm.WRITE)) == null) {
+                recovered.add(topic);
+            }
+        }
+        if (!recovered.isEmpty()) {
+            log.warn("{} topics have consume queues on disk but were missing from topics.json (created shortly before"
+                + " a crash); put back with READ|WRITE and as many queues as on disk: {}", recovered.size(),
+                recovered.size() <= 20 ? recovered : recovered.subList(0, 20) + " ...");
+            changed();
+        }
+        return recovered;
     }
 
     /** The file content: dataVersion and the topic table. */
