@@ -33,6 +33,7 @@ import io.basalt.store.queue.ConsumeQueueEntry;
 import io.basalt.store.queue.ConsumeQueueStore;
 import io.basalt.store.queue.DispatchSource;
 import io.basalt.store.queue.FlushConsumeQueueService;
+import io.basalt.store.queue.DispatchGate;
 import io.basalt.store.queue.ReputMessageService;
 import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.ConsumeQueueRecovery;
@@ -97,6 +98,8 @@ public final class MessageStore implements AutoCloseable {
     private volatile MessageArrivingListener arrivingListener;
     private final PutTransforms transforms = new PutTransforms();
     private volatile ReputMessageService reput;
+    /** Refuses puts while the dispatcher is stopped: what they wrote would be acknowledged and unreadable. */
+    private final DispatchGate dispatchGate = new DispatchGate(() -> reput);
     /** Errors of dispatchers replaced by truncateTo / alignQueueOffsetsWithLog, so the metric never goes back. */
     private volatile long retiredDispatcherErrors;
     private volatile State state = State.NEW;
@@ -405,7 +408,20 @@ public final class MessageStore implements AutoCloseable {
         if (diskMonitor.isDiskFull()) {
             return PutMessageStatus.SERVICE_NOT_AVAILABLE;
         }
+        if (dispatchGate.refuses()) {
+            return PutMessageStatus.SERVICE_NOT_AVAILABLE;
+        }
         return null;
+    }
+
+    /** Why puts are refused because dispatch stopped (null while it runs); see {@code DispatchGate}. */
+    public String dispatchStoppedReason() {
+        return dispatchGate.reason();
+    }
+
+    /** Puts refused so far because dispatch had stopped. */
+    public long dispatchStoppedRefusals() {
+        return dispatchGate.refusals();
     }
 
     /** Why puts are refused for lack of disk space (empty when they are not). */

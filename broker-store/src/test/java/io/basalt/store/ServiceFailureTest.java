@@ -219,6 +219,31 @@ class ServiceFailureTest {
         assertKeepsAbortMarker(store);
     }
 
+    /**
+     * A consume-queue file that cannot be created (here a file squats its topic's directory; in the field
+     * "Too many open files") stops dispatch; from then on puts are refused instead of acknowledged unreadable.
+     */
+    @Test
+    void aDispatcherThatCannotWriteMakesTheStoreRefusePuts() throws Exception {
+        MessageStore store = MessageStore.open(config(FlushDiskType.ASYNC_FLUSH).build(),
+            StoreTestSupport.environment(clock, diskUsage));
+        opened.add(store);
+        store.load();
+        store.start();
+        assertEquals(PutMessageStatus.PUT_OK, put(store, 1).get().status());
+        await().atMost(WAIT).until(() -> store.getMaxOffsetInQueue("T", 0) == 1);
+        Path consumeQueues = root.resolve("consumequeue");
+        Files.createDirectories(consumeQueues);
+        Files.writeString(consumeQueues.resolve("Blocked"), "not a directory");
+        store.asyncPutMessage(message("Blocked", 0, null, null, "x")).get();
+        await().atMost(WAIT).until(() -> store.dispatchStoppedReason() != null);
+        PutMessageResult refused = put(store, 2).get();
+        assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, refused.status());
+        assertFalse(refused.isOk());
+        assertEquals(1, store.dispatchStoppedRefusals());
+        assertEquals(1, store.getMaxOffsetInQueue("T", 0), "nothing acknowledged after dispatch stopped");
+    }
+
     @Test
     void aResilientServiceCountsItsErrorsAndGoesOnWorking() throws Exception {
         AtomicInteger failuresLeft = new AtomicInteger();

@@ -114,6 +114,12 @@ public final class BrokerMetrics implements TrafficObserver {
         gauge("basalt_store_fail_stopped",
             "1 once the store turned read-only after a write failure or a durability-critical service error",
             () -> store.isFailStopped() ? 1 : 0);
+        gauge("basalt_dispatch_stopped",
+            "1 while the dispatcher is stopped (a consume-queue or index write failed): puts are refused meanwhile",
+            () -> store.dispatchStoppedReason() == null ? 0 : 1);
+        CounterWithCallback.builder().name("basalt_dispatch_stopped_rejections")
+            .help("Puts refused (SERVICE_NOT_AVAILABLE) because the dispatcher was stopped")
+            .callback(cb -> cb.call(store.dispatchStoppedRefusals())).register(registry);
         CounterWithCallback.builder().name("basalt_service_errors")
             .help("Unexpected errors of a service thread's rounds (a durability-critical one also fail-stops the store)")
             .labelNames("service")

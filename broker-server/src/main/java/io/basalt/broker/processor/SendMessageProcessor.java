@@ -192,8 +192,11 @@ public final class SendMessageProcessor implements RequestProcessor {
         return switch (status) {
             case SERVICE_NOT_AVAILABLE -> {
                 String disk = store.diskFullReason();
+                String dispatch = store.dispatchStoppedReason();
                 yield "service not available now, message not stored"
-                    + (disk == null || disk.isEmpty() ? " (store not running or not writable)" : ": " + disk);
+                    + (disk != null && !disk.isEmpty() ? ": " + disk
+                    : dispatch != null ? ": the store cannot index new messages (" + dispatch + ")"
+                    : " (store not running or not writable)");
             }
             case MESSAGE_ILLEGAL -> "the message is illegal (too large, or its topic cannot be stored), not stored";
             case PROPERTIES_SIZE_EXCEEDED -> "the message properties exceed " + MAX_PROPERTIES_LENGTH + " bytes, not stored";
