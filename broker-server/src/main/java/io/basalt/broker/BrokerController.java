@@ -67,6 +67,7 @@ import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.SystemTopics;
 import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.broker.topic.TopicCreationLimiter;
 import io.basalt.broker.metadata.MetadataPersister;
 import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.concurrent.DaemonThreads;
@@ -140,6 +141,7 @@ public final class BrokerController {
         this.metadataPersister = new MetadataPersister(MetadataPersister.DEFAULT_INTERVAL_MS, ErrorPolicy.resilient());
         topics.persistSendPathChangesWith(metadataPersister);
         BrokerConfig broker = configuration.broker();
+        topics.limitSendPathCreations(new TopicCreationLimiter(broker.autoCreateTopicPerClientPerSecond(), System::nanoTime));
         this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis, group ->
             subscriptionGroups.get(group).map(SubscriptionGroupConfig::notifyConsumerIdsChangedEnable).orElse(true));
         this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);

@@ -61,6 +61,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.AUTO_CREATE_TOPIC_ENABLE);
     }
 
+    /** Topics one client host may auto-create per second by sending; 0 means no limit. */
+    public int autoCreateTopicPerClientPerSecond() {
+        return values.get(ConfigKeys.AUTO_CREATE_TOPIC_PER_CLIENT_PER_SECOND);
+    }
+
     public int defaultTopicQueueNums() {
         return values.get(ConfigKeys.DEFAULT_TOPIC_QUEUE_NUMS);
     }

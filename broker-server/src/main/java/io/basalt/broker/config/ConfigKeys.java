@@ -61,6 +61,10 @@ final class ConfigKeys {
     // Topics
     static final ConfigKey<Boolean> AUTO_CREATE_TOPIC_ENABLE = key("autoCreateTopicEnable", SECTION, bool(), "true",
         "Create a topic on its first send");
+    static final ConfigKey<Integer> AUTO_CREATE_TOPIC_PER_CLIENT_PER_SECOND = key("autoCreateTopicPerClientPerSecond",
+        SECTION, integer(0, 1_000_000), "100",
+        "Basalt: topics one client host may auto-create by sending, per second (a burst of as many passes at once);"
+            + " beyond it the send gets TOPIC_NOT_EXIST with a remark naming this key. 0: no limit");
     static final ConfigKey<Integer> DEFAULT_TOPIC_QUEUE_NUMS = key("defaultTopicQueueNums", SECTION, integer(1, 1024), "8",
         "Queues of an auto-created topic");
     static final ConfigKey<Boolean> CLUSTER_TOPIC_ENABLE = key("clusterTopicEnable", SECTION, bool(), "true",
@@ -128,7 +132,7 @@ final class ConfigKeys {
     /** The broker's own keys, in documentation order. */
     static final KeyTable BROKER = KeyTable.of(List.of(
         BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, NAMESRV_ADDR,
-        AUTO_CREATE_TOPIC_ENABLE, DEFAULT_TOPIC_QUEUE_NUMS, CLUSTER_TOPIC_ENABLE, BROKER_TOPIC_ENABLE, TRACE_TOPIC_ENABLE,
+        AUTO_CREATE_TOPIC_ENABLE, AUTO_CREATE_TOPIC_PER_CLIENT_PER_SECOND, DEFAULT_TOPIC_QUEUE_NUMS, CLUSTER_TOPIC_ENABLE, BROKER_TOPIC_ENABLE, TRACE_TOPIC_ENABLE,
         MSG_TRACE_TOPIC_NAME, AUTO_CREATE_SUBSCRIPTION_GROUP, STORE_REPLY_MESSAGE_ENABLE, ENABLE_PROPERTY_FILTER,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,

@@ -81,6 +81,13 @@ final class SendRequestCheck {
         if (batch && topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)) {
             return new Refused(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group " + topic);
         }
+        if (topics.get(topic) == null && !topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)
+            && !topics.creationLimiter().tryAcquire(producer)) {
+            // TOPIC_NOT_EXIST: the official producer retries it on another broker, then gives up with this remark
+            return new Refused(ResponseCode.TOPIC_NOT_EXIST, "topic[" + topic + "] not exist and not created: this"
+                + " client auto-created more than autoCreateTopicPerClientPerSecond="
+                + topics.creationLimiter().perSecond() + " topics in the last second; create it first or retry later");
+        }
         TopicConfig config;
         try {
             config = topicFor(header, producer);

@@ -40,6 +40,7 @@ public final class TopicConfigManager {
     private volatile DataVersion dataVersion;
     /** Set once at start: where send-path creations go instead of a synchronous write; null writes at once. */
     private volatile MetadataPersister.Table deferredWrites;
+    private volatile TopicCreationLimiter creationLimiter = TopicCreationLimiter.unlimited();
 
     TopicConfigManager(JsonConfigFile file, boolean autoCreateTopicEnable, SystemTopics systemTopics, LongSupplier clock) {
         this.file = file;
@@ -293,6 +294,15 @@ public final class TopicConfigManager {
             dataVersion = dataVersion.next(clock.getAsLong());
         }
         deferred.markDirty();
+    }
+
+    /** How many topics a client host may auto-create by sending; set once at start (unlimited by default). */
+    public void limitSendPathCreations(TopicCreationLimiter limiter) {
+        creationLimiter = limiter;
+    }
+
+    public TopicCreationLimiter creationLimiter() {
+        return creationLimiter;
     }
 
     /**
