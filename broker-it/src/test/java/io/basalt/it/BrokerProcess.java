@@ -37,6 +37,8 @@ public final class BrokerProcess implements AutoCloseable {
 
     private final int metricsPort;
     private final String brokerName;
+    /** RLIMIT_NOFILE of the broker JVM (through prlimit), or 0 for the test JVM's own. */
+    private volatile int openFileLimit;
 
     private BrokerProcess(Path dir, int port, Map<String, String> extra) throws IOException {
         this.dir = dir;
@@ -194,9 +196,23 @@ public final class BrokerProcess implements AutoCloseable {
         return cmd;
     }
 
+    /**
+     * The broker JVM of every later {@link #start()} runs with at most {@code limit} open files (soft and hard,
+     * set by {@code prlimit}, which then execs the JVM: {@link #pid()} stays the broker's).
+     */
+    public BrokerProcess withOpenFileLimit(int limit) {
+        this.openFileLimit = limit;
+        return this;
+    }
+
     /** Starts the broker and waits until its port answers. */
     public void start() throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(javaCommand("start", "-c", confFile.toString()))
+        List<String> command = new ArrayList<>();
+        if (openFileLimit > 0) {
+            command.addAll(List.of("prlimit", "--nofile=" + openFileLimit + ":" + openFileLimit, "--"));
+        }
+        command.addAll(javaCommand("start", "-c", confFile.toString()));
+        ProcessBuilder pb = new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.out").toFile()));
         pb.environment().put("BASALT_LOG_DIR", dir.resolve("logs").toString());
