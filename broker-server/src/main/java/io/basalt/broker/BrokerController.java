@@ -140,6 +140,7 @@ public final class BrokerController {
         this.subscriptionGroups = subscriptionGroups;
         this.metadataPersister = new MetadataPersister(MetadataPersister.DEFAULT_INTERVAL_MS, ErrorPolicy.resilient());
         topics.persistSendPathChangesWith(metadataPersister);
+        subscriptionGroups.persistAutoCreatedGroupsWith(metadataPersister);
         BrokerConfig broker = configuration.broker();
         topics.limitSendPathCreations(new TopicCreationLimiter(broker.autoCreateTopicPerClientPerSecond(), System::nanoTime));
         this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis, group ->

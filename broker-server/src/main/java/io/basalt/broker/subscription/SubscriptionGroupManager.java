@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.basalt.broker.JsonConfigFile;
+import io.basalt.broker.metadata.MetadataPersister;
 import io.basalt.broker.protocol.DataVersion;
 import io.basalt.remoting.json.JsonException;
 import io.basalt.broker.protocol.SubscriptionGroupWrapper;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * A group unknown at its first heartbeat or pull is created with RocketMQ's defaults when
  * {@code autoCreateSubscriptionGroup} is on. {@code forbiddenTable} holds, per group and topic, RocketMQ's
  * permission bits ({@code 1 << PermName.INDEX_PERM_*}) taken from that group on that topic; a pull checks the read
- * bit. Reads may come from any thread; changes are serialised and persisted at once.
+ * bit. Reads may come from any thread; changes are serialised and persisted at once (auto-created groups
+ * by the background persister once {@link #persistAutoCreatedGroupsWith} was called).
  */
 public final class SubscriptionGroupManager {
     private static final Logger log = LoggerFactory.getLogger(SubscriptionGroupManager.class);
@@ -47,6 +49,8 @@ public final class SubscriptionGroupManager {
     private final LongSupplier clock;
     /** Written only under this object's lock. */
     private volatile DataVersion dataVersion;
+    /** Set once at start: where auto-created groups go instead of a synchronous write; null writes at once. */
+    private volatile MetadataPersister.Table deferredWrites;
 
     SubscriptionGroupManager(JsonConfigFile file, boolean autoCreateSubscriptionGroup, LongSupplier clock) {
         this.file = file;
@@ -120,7 +124,14 @@ public final class SubscriptionGroupManager {
             return winner;
         }
         log.info("auto-created subscription group {}", group);
-        changed();
+        MetadataPersister.Table deferred = deferredWrites;
+        if (deferred == null) {
+            changed();
+        } else {
+            // a heartbeat or pull thread: the group's defaults come back with its next heartbeat if a crash takes them
+            dataVersion = dataVersion.next(clock.getAsLong());
+            deferred.markDirty();
+        }
         return created;
     }
 
@@ -214,6 +225,14 @@ public final class SubscriptionGroupManager {
     private void changed() throws IOException {
         dataVersion = dataVersion.next(clock.getAsLong());
         persist();
+    }
+
+    /**
+     * From now on, groups auto-created by heartbeats and pulls are written by {@code persister} (batched, off the
+     * request threads); admin changes are still written before they return. Called once at start.
+     */
+    public void persistAutoCreatedGroupsWith(MetadataPersister persister) {
+        deferredWrites = persister.register("subscriptionGroup.json", this::persist);
     }
 
     /** Writes subscriptionGroup.json atomically, keeping the previous valid content as its backup. */

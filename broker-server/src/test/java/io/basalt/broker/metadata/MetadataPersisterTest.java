@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
@@ -94,6 +96,19 @@ class MetadataPersisterTest {
 
         m.createOrUpdate(TopicConfig.of("Admin", 2, Perm.READ | Perm.WRITE));
         assertNotNull(TopicConfigManager.open(dir, true, 8).get("Admin"), "an admin change is durable at once");
+    }
+
+    @Test
+    void autoCreatedGroupsAreDeferredAndAdminGroupChangesWrittenAtOnce() throws IOException {
+        SubscriptionGroupManager groups = SubscriptionGroupManager.open(dir, true);
+        MetadataPersister p = new MetadataPersister(3_600_000, ErrorPolicy.resilient());
+        groups.persistAutoCreatedGroupsWith(p);
+        groups.findOrAutoCreate("cg-auto").orElseThrow();
+        assertTrue(SubscriptionGroupManager.open(dir, false).get("cg-auto").isEmpty(), "not written on the request thread");
+        assertEquals(1, p.doWork());
+        assertTrue(SubscriptionGroupManager.open(dir, false).get("cg-auto").isPresent());
+        groups.createOrUpdate(SubscriptionGroupConfig.defaults("cg-admin"));
+        assertTrue(SubscriptionGroupManager.open(dir, false).get("cg-admin").isPresent(), "an admin change is durable at once");
     }
 
     @Test
