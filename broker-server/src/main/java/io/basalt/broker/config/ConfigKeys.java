@@ -103,13 +103,13 @@ final class ConfigKeys {
         "0", "Pending response bytes above which the broker stops reading requests from that connection (a client that"
             + " does not read its responses); 0 (with writeBufferLowWaterMark 0): Netty's 65536");
     static final ConfigKey<Long> REMOTING_UNWRITABLE_CLOSE_MILLIS = key("remotingUnwritableCloseMillis", SECTION,
-        longInteger(0, MAX_MS), "30000", "A connection whose responses stay above writeBufferHighWaterMark this long is"
+        longInteger(0, MAX_MS), "30000", "Basalt: a connection whose responses stay above writeBufferHighWaterMark this long is"
             + " closed, ms; 0 never closes it");
     static final ConfigKey<Long> REMOTING_PARTIAL_FRAME_BUDGET_BYTES = key("remotingPartialFrameBudgetBytes", SECTION,
-        longInteger(16L * 1024 * 1024, Long.MAX_VALUE), "134217728", "Bytes of unfinished request frames all"
+        longInteger(16L * 1024 * 1024, Long.MAX_VALUE), "134217728", "Basalt: bytes of unfinished request frames all"
             + " connections together may hold; a connection whose frame would pass it is closed");
     static final ConfigKey<Long> REMOTING_FRAME_COMPLETE_TIMEOUT_MILLIS = key("remotingFrameCompleteTimeoutMillis", SECTION,
-        longInteger(0, MAX_MS), "15000", "A request frame begun must be complete within this time, else its sender (a"
+        longInteger(0, MAX_MS), "15000", "Basalt: a request frame begun must be complete within this time, else its sender (a"
             + " stalled or trickling client) is closed, ms; 0 no limit");
     static final ConfigKey<Long> WAIT_TIME_MILLS_IN_SEND_QUEUE = key("waitTimeMillsInSendQueue", SECTION, longInteger(1, MAX_MS), "200",
         "A send that waited longer than this in the queue is answered SYSTEM_BUSY, ms");
