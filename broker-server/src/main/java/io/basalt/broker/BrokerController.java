@@ -72,6 +72,7 @@ import io.basalt.broker.metadata.MetadataPersister;
 import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.remoting.netty.NettyRemotingServer;
+import io.basalt.remoting.netty.CloseReason;
 import io.basalt.remoting.netty.NettyServerConfig;
 import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -159,6 +160,7 @@ public final class BrokerController {
                 return errors;
             }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
+        metrics.registerConnectionCloses(this::connectionCloses);
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
         store.setFlushObserver(metrics.flushObserver());
@@ -176,7 +178,27 @@ public final class BrokerController {
         NettyServerConfig defaults = NettyServerConfig.defaults(port);
         return new NettyServerConfig(broker.bindAddress(), port, defaults.selectorThreads(),
             maxFrameLength(defaults.maxFrameLength(), configuration.store().maxMessageSize()),
-            defaults.channelMaxIdleSeconds(), defaults.shutdownDrainTimeoutMs(), defaults.useEpoll());
+            defaults.channelMaxIdleSeconds(), defaults.shutdownDrainTimeoutMs(), defaults.useEpoll())
+            .withBounds(Math.max(broker.remotingPartialFrameBudgetBytes(), maxFrameLength(defaults.maxFrameLength(),
+                    configuration.store().maxMessageSize())), broker.remotingFrameCompleteTimeoutMillis(),
+                Math.min(waterMark(broker.writeBufferLowWaterMark(), NettyServerConfig.DEFAULT_WRITE_BUFFER_LOW_WATER_MARK),
+                    waterMark(broker.writeBufferHighWaterMark(), NettyServerConfig.DEFAULT_WRITE_BUFFER_HIGH_WATER_MARK)),
+                waterMark(broker.writeBufferHighWaterMark(), NettyServerConfig.DEFAULT_WRITE_BUFFER_HIGH_WATER_MARK),
+                broker.remotingUnwritableCloseMillis());
+    }
+
+    /** RocketMQ's rule: a water mark of 0 leaves Netty's default. */
+    private static int waterMark(int configured, int nettyDefault) {
+        return configured > 0 ? configured : nettyDefault;
+    }
+
+    /** Connections both remoting servers closed, by reason label. */
+    private Map<String, Long> connectionCloses() {
+        Map<String, Long> closes = new LinkedHashMap<>();
+        for (CloseReason reason : CloseReason.values()) {
+            closes.put(reason.label(), remotingServer.closedConnections(reason) + fastRemotingServer.closedConnections(reason));
+        }
+        return closes;
     }
 
     /** RocketMQ's fast (VIP) port: listenPort − 2 (0, any free port, below 2). */

@@ -14,6 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -47,6 +48,8 @@ public final class NettyRemotingServer {
     private final RequestDispatcher dispatcher = new RequestDispatcher();
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong malformedFrames = new AtomicLong();
+    private final ConnectionCloses closes = new ConnectionCloses();
+    private final PartialFrameBudget partialFrames;
     private HashedWheelTimer timer;
     private PendingRequests calls;
     private EventLoopGroup bossGroup;
@@ -59,6 +62,7 @@ public final class NettyRemotingServer {
     public NettyRemotingServer(NettyServerConfig config) {
         this.config = config;
         this.transport = Transport.choose(config.useEpoll());
+        this.partialFrames = new PartialFrameBudget(config.partialFrameBudgetBytes());
     }
 
     /** Routes {@code requestCode} to {@code processor} on {@code executor}. Call before {@link #start()}. */
@@ -88,15 +92,18 @@ public final class NettyRemotingServer {
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, false)
             .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(config.writeBufferLowWaterMark(), config.writeBufferHighWaterMark()))
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
                     channels.add(ch);
                     ch.pipeline().addLast(
                         new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
-                        new RemotingFrameDecoder(config.maxFrameLength(), NettyRemotingServer.this::malformed),
+                        new RemotingFrameDecoder(config.maxFrameLength(), NettyRemotingServer.this::malformed,
+                            partialFrames, config.frameCompleteTimeoutMs(), closes),
                         RemotingCommandEncoder.INSTANCE,
-                        new ServerConnectionHandler(dispatcher, connections, calls));
+                        new ServerConnectionHandler(dispatcher, connections, calls, closes, config.unwritableCloseMs()));
                 }
             });
         try {
@@ -114,6 +121,7 @@ public final class NettyRemotingServer {
     /** Counts the bad frame, answers it when its opaque is known, and closes the connection. */
     private void malformed(ChannelHandlerContext ctx, String reason, Integer opaque) {
         malformedFrames.incrementAndGet();
+        closes.count(CloseReason.MALFORMED_FRAME);
         log.warn("closing connection from {}: malformed frame: {}", ctx.channel().remoteAddress(), reason);
         if (opaque == null) {
             ctx.close();
@@ -139,6 +147,16 @@ public final class NettyRemotingServer {
     /** Connections closed so far because they sent a malformed frame. */
     public long malformedFrameCount() {
         return malformedFrames.get();
+    }
+
+    /** Connections the server closed so far for {@code reason}. */
+    public long closedConnections(CloseReason reason) {
+        return closes.get(reason);
+    }
+
+    /** Bytes of unfinished frames all connections hold now (bounded by the partial-frame budget). */
+    public long partialFrameBytes() {
+        return partialFrames.held();
     }
 
     /** Requests accepted and not yet answered. */

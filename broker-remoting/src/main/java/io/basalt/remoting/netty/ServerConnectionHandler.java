@@ -7,6 +7,7 @@ import io.basalt.remoting.processor.ResponseChannel;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.EventLoop;
@@ -15,6 +16,7 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -25,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * the dispatcher, writes the responses back on the connection's event loop, and completes the
  * server's own calls to the peer with the peer's responses. One per connection, and the connection's
  * {@link RemotingConnection} handle.
+ *
+ * <p>Back-pressure: while the connection's pending responses are above the high water mark (a peer
+ * that does not read them), no more requests are read from it; if it stays so for the unwritable
+ * limit, it is closed ({@link CloseReason#UNWRITABLE}), so such peers cannot grow the server's memory.
  */
 final class ServerConnectionHandler extends SimpleChannelInboundHandler<RemotingCommand>
     implements ResponseChannel, RemotingConnection {
@@ -32,15 +38,55 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<Remoting
 
     private final RequestDispatcher dispatcher;
     private final AtomicInteger connections;
+    /** Unread response bytes, in high water marks, past which a paused peer is closed without waiting. */
+    private static final int PENDING_HARD_LIMIT_FACTOR = 16;
+
     private final PendingRequests calls;
+    private final ConnectionCloses closes;
+    private final long unwritableCloseMs;
+    private ScheduledFuture<?> unwritableClose;
     private Channel channel;
     private SocketAddress remote;
     private SocketAddress local;
 
-    ServerConnectionHandler(RequestDispatcher dispatcher, AtomicInteger connections, PendingRequests calls) {
+    ServerConnectionHandler(RequestDispatcher dispatcher, AtomicInteger connections, PendingRequests calls,
+        ConnectionCloses closes, long unwritableCloseMs) {
         this.dispatcher = dispatcher;
         this.connections = connections;
         this.calls = calls;
+        this.closes = closes;
+        this.unwritableCloseMs = unwritableCloseMs;
+    }
+
+    /** On the event loop: pauses reading while responses pile up, and gives the peer a deadline to read them. */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        Channel ch = ctx.channel();
+        if (!ch.isWritable()) {
+            ch.config().setAutoRead(false);
+            if (unwritableCloseMs > 0 && unwritableClose == null) {
+                unwritableClose = ctx.executor().schedule(() -> closeIfStillUnwritable(ctx), unwritableCloseMs,
+                    TimeUnit.MILLISECONDS);
+            }
+        } else {
+            ch.config().setAutoRead(true);
+            if (unwritableClose != null) {
+                unwritableClose.cancel(false);
+                unwritableClose = null;
+            }
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    private void closeIfStillUnwritable(ChannelHandlerContext ctx) {
+        unwritableClose = null;
+        if (ctx.channel().isActive() && !ctx.channel().isWritable()) {
+            closes.count(CloseReason.UNWRITABLE);
+            log.warn("closing connection from {}: it has not read its responses for {} ms ({} bytes pending)", remote,
+                unwritableCloseMs, ctx.channel().unsafe().outboundBuffer() == null ? 0
+                    : ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes());
+            ctx.close();
+        }
     }
 
     @Override
@@ -56,6 +102,10 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<Remoting
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         connections.decrementAndGet();
         calls.failAllOf(channel);
+        if (unwritableClose != null) {
+            unwritableClose.cancel(false);
+            unwritableClose = null;
+        }
         super.channelInactive(ctx);
     }
 
@@ -129,6 +179,20 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<Remoting
     }
 
     private void writeNow(RemotingCommand response, Runnable whenDone) {
+        if (!channel.isActive()) {
+            whenDone.run();
+            return;
+        }
+        ChannelOutboundBuffer pending = channel.unsafe().outboundBuffer();
+        if (pending != null && !channel.isWritable() && unwritableCloseMs > 0
+            && pending.totalPendingWriteBytes() > PENDING_HARD_LIMIT_FACTOR * channel.config().getWriteBufferHighWaterMark()) {
+            // Requests read before the pause still answer; past this much unread, the peer is dropped at once.
+            closes.count(CloseReason.UNWRITABLE);
+            log.warn("closing connection from {}: {} bytes of responses unread", remote, pending.totalPendingWriteBytes());
+            channel.close();
+            whenDone.run();
+            return;
+        }
         channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
                 log.warn("response (code {}, opaque {}) to {} not written: {}", response.code(), response.opaque(),
@@ -142,6 +206,7 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<Remoting
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent) {
             log.info("closing idle connection from {}", remote);
+            closes.count(CloseReason.IDLE);
             ctx.close();
             return;
         }

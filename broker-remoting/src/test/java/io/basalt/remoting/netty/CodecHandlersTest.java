@@ -70,7 +70,7 @@ class CodecHandlersTest {
                     @Override
                     protected void initChannel(Channel ch) {
                         handler.set(new ServerConnectionHandler(new RequestDispatcher(), new AtomicInteger(),
-                            new PendingRequests(timer)));
+                            new PendingRequests(timer), new ConnectionCloses(), 0));
                         ch.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
                             @Override
                             public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {

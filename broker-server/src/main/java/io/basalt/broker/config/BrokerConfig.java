@@ -120,6 +120,30 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.PULL_THREAD_POOL_QUEUE_CAPACITY);
     }
 
+    /** Bytes; 0 with a high mark of 0 means Netty's default. */
+    public int writeBufferLowWaterMark() {
+        return values.get(ConfigKeys.WRITE_BUFFER_LOW_WATER_MARK);
+    }
+
+    /** Bytes; 0 with a low mark of 0 means Netty's default. */
+    public int writeBufferHighWaterMark() {
+        return values.get(ConfigKeys.WRITE_BUFFER_HIGH_WATER_MARK);
+    }
+
+    /** ms; 0 never. */
+    public long remotingUnwritableCloseMillis() {
+        return values.get(ConfigKeys.REMOTING_UNWRITABLE_CLOSE_MILLIS);
+    }
+
+    public long remotingPartialFrameBudgetBytes() {
+        return values.get(ConfigKeys.REMOTING_PARTIAL_FRAME_BUDGET_BYTES);
+    }
+
+    /** ms; 0 no limit. */
+    public long remotingFrameCompleteTimeoutMillis() {
+        return values.get(ConfigKeys.REMOTING_FRAME_COMPLETE_TIMEOUT_MILLIS);
+    }
+
     /** ms. */
     public long waitTimeMillsInSendQueue() {
         return values.get(ConfigKeys.WAIT_TIME_MILLS_IN_SEND_QUEUE);

@@ -99,6 +99,22 @@ final class ConfigKeys {
         "Send requests that may wait for a send thread");
     static final ConfigKey<Integer> PULL_THREAD_POOL_QUEUE_CAPACITY = key("pullThreadPoolQueueCapacity", SECTION, integer(1, MAX), "100000",
         "Pull requests that may wait for a pull thread");
+    // Remoting memory bounds
+    static final ConfigKey<Integer> WRITE_BUFFER_LOW_WATER_MARK = key("writeBufferLowWaterMark", SECTION, integer(0, MAX),
+        "0", "Pending response bytes below which a connection paused by writeBufferHighWaterMark is read again;"
+            + " 0 (with writeBufferHighWaterMark 0): Netty's 32768");
+    static final ConfigKey<Integer> WRITE_BUFFER_HIGH_WATER_MARK = key("writeBufferHighWaterMark", SECTION, integer(0, MAX),
+        "0", "Pending response bytes above which the broker stops reading requests from that connection (a client that"
+            + " does not read its responses); 0 (with writeBufferLowWaterMark 0): Netty's 65536");
+    static final ConfigKey<Long> REMOTING_UNWRITABLE_CLOSE_MILLIS = key("remotingUnwritableCloseMillis", SECTION,
+        longInteger(0, MAX_MS), "30000", "Basalt: a connection whose responses stay above writeBufferHighWaterMark this long is"
+            + " closed, ms; 0 never closes it");
+    static final ConfigKey<Long> REMOTING_PARTIAL_FRAME_BUDGET_BYTES = key("remotingPartialFrameBudgetBytes", SECTION,
+        longInteger(16L * 1024 * 1024, Long.MAX_VALUE), "134217728", "Basalt: bytes of unfinished request frames all"
+            + " connections together may hold; a connection whose frame would pass it is closed");
+    static final ConfigKey<Long> REMOTING_FRAME_COMPLETE_TIMEOUT_MILLIS = key("remotingFrameCompleteTimeoutMillis", SECTION,
+        longInteger(0, MAX_MS), "15000", "Basalt: a request frame begun must be complete within this time, else its sender (a"
+            + " stalled or trickling client) is closed, ms; 0 no limit");
     static final ConfigKey<Long> WAIT_TIME_MILLS_IN_SEND_QUEUE = key("waitTimeMillsInSendQueue", SECTION, longInteger(1, MAX_MS), "200",
         "A send that waited longer than this in the queue is answered SYSTEM_BUSY, ms");
     static final ConfigKey<Long> WAIT_TIME_MILLS_IN_PULL_QUEUE = key("waitTimeMillsInPullQueue", SECTION, longInteger(1, MAX_MS), "5000",
@@ -136,6 +152,8 @@ final class ConfigKeys {
         MSG_TRACE_TOPIC_NAME, AUTO_CREATE_SUBSCRIPTION_GROUP, STORE_REPLY_MESSAGE_ENABLE, ENABLE_PROPERTY_FILTER,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
+        WRITE_BUFFER_LOW_WATER_MARK, WRITE_BUFFER_HIGH_WATER_MARK, REMOTING_UNWRITABLE_CLOSE_MILLIS,
+        REMOTING_PARTIAL_FRAME_BUDGET_BYTES, REMOTING_FRAME_COMPLETE_TIMEOUT_MILLIS,
         FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
         SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE));
 

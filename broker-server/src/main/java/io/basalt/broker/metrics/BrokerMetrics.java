@@ -147,6 +147,18 @@ public final class BrokerMetrics implements TrafficObserver {
             .register(registry);
     }
 
+    /**
+     * Registers {@code basalt_remoting_connections_closed_total{reason}}: connections the remoting servers closed,
+     * by reason (malformed_frame, partial_frame_budget, frame_timeout, unwritable, idle). Call once, at construction
+     * of the broker; {@code closes} is read on each scrape.
+     */
+    public void registerConnectionCloses(java.util.function.Supplier<Map<String, Long>> closes) {
+        CounterWithCallback.builder().name("basalt_remoting_connections_closed")
+            .help("Connections the broker closed, by reason").labelNames("reason")
+            .callback(cb -> closes.get().forEach((reason, n) -> cb.call(n, reason)))
+            .register(registry);
+    }
+
     private void registerConsumerLag() {
         GaugeWithCallback.builder().name("basalt_consumer_lag_messages")
             .help("Queue max offset minus the group's committed offset").labelNames("group", "topic", "queue")

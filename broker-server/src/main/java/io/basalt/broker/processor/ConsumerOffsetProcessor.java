@@ -85,6 +85,11 @@ public final class ConsumerOffsetProcessor implements RequestProcessor {
         String topic = f.requireString("topic");
         int queueId = f.requireInt("queueId");
         long commitOffset = f.requireLong("commitOffset");
+        if (commitOffset < 0) {
+            // Stored, a negative offset would read as "no offset" and restart the group by its consume-from rule.
+            return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "commitOffset " + commitOffset
+                + " is negative; offsets start at 0 (group " + group + ", topic " + topic + ", queue " + queueId + ")");
+        }
         TopicConfig config = topics.get(topic);
         if (config == null) {
             return RemotingCommand.response(ResponseCode.TOPIC_NOT_EXIST, "Topic " + topic + " not exist!");

@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
 final class SendRequestCheck {
     private static final Logger log = LoggerFactory.getLogger(SendRequestCheck.class);
     static final int MAX_PROPERTIES_LENGTH = Short.MAX_VALUE;
+    /** Every bit RocketMQ 5.2.0's MessageSysFlag defines (0x1 .. 0x80 and the compression type, 0x700). */
+    static final int DEFINED_SYS_FLAG_BITS = 0x7FF;
 
     /** The outcome of {@link #check}. */
     sealed interface Verdict permits Accepted, Refused {
@@ -78,6 +80,10 @@ final class SendRequestCheck {
         if (TopicValidator.isNotAllowedSendTopic(topic)) {
             return new Refused(ResponseCode.NO_PERMISSION, "Sending message to topic[" + topic + "] is forbidden.");
         }
+        String illegal = illegalValue(header);
+        if (illegal != null) {
+            return new Refused(ResponseCode.MESSAGE_ILLEGAL, illegal + ", producer: " + producer);
+        }
         if (batch && topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)) {
             return new Refused(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group " + topic);
         }
@@ -126,6 +132,32 @@ final class SendRequestCheck {
                 + MAX_PROPERTIES_LENGTH + " bytes");
         }
         return new Accepted(config, queueId);
+    }
+
+    /**
+     * The header values no RocketMQ producer sends, checked before anything (a topic included) is created:
+     * sysFlag bits RocketMQ does not define, a negative bornTimestamp or reconsumeTimes, a queueId below -1
+     * (-1 and other negatives mean "any queue" to old clients; Integer.MIN_VALUE-like values are garbage).
+     *
+     * @return what is wrong, or null
+     */
+    static String illegalValue(SendMessageRequestHeader header) {
+        int sysFlag = header.getSysFlag() == null ? 0 : header.getSysFlag();
+        if ((sysFlag & ~DEFINED_SYS_FLAG_BITS) != 0) {
+            return "sysFlag 0x" + Integer.toHexString(sysFlag) + " has bits RocketMQ does not define (0x"
+                + Integer.toHexString(sysFlag & ~DEFINED_SYS_FLAG_BITS) + "; defined: 0x"
+                + Integer.toHexString(DEFINED_SYS_FLAG_BITS) + ")";
+        }
+        if (header.getBornTimestamp() != null && header.getBornTimestamp() < 0) {
+            return "bornTimestamp " + header.getBornTimestamp() + " is negative";
+        }
+        if (header.getReconsumeTimes() != null && header.getReconsumeTimes() < 0) {
+            return "reconsumeTimes " + header.getReconsumeTimes() + " is negative";
+        }
+        if (header.getQueueId() != null && header.getQueueId() < -1) {
+            return "queueId " + header.getQueueId() + " is negative (-1 or absent lets the broker choose)";
+        }
+        return null;
     }
 
     private TopicConfig topicFor(SendMessageRequestHeader header, SocketAddress producer) throws IOException {

@@ -31,7 +31,8 @@ class RocketMqKeyNamesTest {
     @Test
     void basaltUsesRocketMqNamesExceptForItsOwnKeys() {
         Set<String> basaltOnly = Set.of("metricsPort", "logsDir", "pidFile", "haReconnectInterval",
-            "autoCreateTopicPerClientPerSecond");
+            "autoCreateTopicPerClientPerSecond",
+            "remotingUnwritableCloseMillis", "remotingPartialFrameBudgetBytes", "remotingFrameCompleteTimeoutMillis");
         for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             assertEquals(!basaltOnly.contains(key.name()), RocketMqKeyNames.contains(key.name()), key.name());
             assertEquals(basaltOnly.contains(key.name()), key.description().startsWith("Basalt: "), key.name());
