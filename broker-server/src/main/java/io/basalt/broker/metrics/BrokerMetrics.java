@@ -114,6 +114,12 @@ public final class BrokerMetrics implements TrafficObserver {
         gauge("basalt_store_fail_stopped",
             "1 once the store turned read-only after a write failure or a durability-critical service error",
             () -> store.isFailStopped() ? 1 : 0);
+        CounterWithCallback.builder().name("basalt_commitlog_files_deleted_early")
+            .help("CommitLog files retention deleted before fileReservedTime (forced clean under disk pressure)")
+            .callback(cb -> cb.call(store.commitLogFilesDeletedEarly())).register(registry);
+        gauge("basalt_dispatch_write_blocked",
+            "1 while the dispatcher cannot write ConsumeQueue entries or index keys (full disk); puts are refused meanwhile",
+            () -> store.dispatchWriteBlocked() != null ? 1 : 0);
         CounterWithCallback.builder().name("basalt_service_errors")
             .help("Unexpected errors of a service thread's rounds (a durability-critical one also fail-stops the store)")
             .labelNames("service")
