@@ -113,9 +113,12 @@ public final class BrokerStartup {
             Files.createDirectories(pidFile.toAbsolutePath().getParent());
             Files.writeString(pidFile, Long.toString(ProcessHandle.current().pid()));
         } catch (IOException e) {
-            log.error("cannot write the pid file {}", pidFile, e);
-            err.println("Cannot write the pid file " + pidFile + ": " + e);
-            return 1;
+            // A full disk must not stop a start (the store opens with no free space): the broker runs,
+            // only `mqbroker stop` cannot find it.
+            long pid = ProcessHandle.current().pid();
+            log.warn("cannot write the pid file {} ({}); the broker starts anyway: stop it by its pid {}",
+                pidFile, e.toString(), pid);
+            err.println("Cannot write the pid file " + pidFile + " (" + e + "); starting anyway, pid " + pid);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("shutting down");

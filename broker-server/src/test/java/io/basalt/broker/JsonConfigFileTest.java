@@ -73,4 +73,43 @@ class JsonConfigFileTest {
         assertEquals(249, new JsonConfigFile(dir.resolve("consumerOffset.json")).load().orElseThrow()
             .path("offsetTable").path("TopicTest@cg").path("1").asLong());
     }
+    /** consumerOffset.json on a really full disk (a 1 MiB tmpfs; root only): the failed store keeps the good copy. */
+    @Test
+    void aStoreOnAFullDiskFailsAndLosesNeitherTheFileNorItsBackup() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "mount needs root");
+        Path mount = Files.createDirectory(dir.resolve("small"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.toString()) == 0);
+        try {
+            JsonConfigFile f = new JsonConfigFile(mount.resolve("consumerOffset.json"));
+            f.store(content(1));
+            f.store(content(2));
+            try (java.io.OutputStream out = Files.newOutputStream(mount.resolve("placeholder"))) {
+                byte[] chunk = new byte[4096];
+                while (true) {
+                    out.write(chunk);
+                }
+            } catch (IOException full) {
+                assertTrue(String.valueOf(full.getMessage()).contains("No space left"), full.toString());
+            }
+            ObjectNode big = content(3);
+            big.put("padding", "x".repeat(64 * 1024));
+            assertThrows(IOException.class, () -> f.store(big));
+            assertEquals(2, f.load().orElseThrow().path("version").asInt(), "the good copy survives");
+            assertEquals(1, new JsonConfigFile(mount.resolve("consumerOffset.json.bak")).load().orElseThrow()
+                .path("version").asInt(), "so does its backup");
+
+            Files.delete(mount.resolve("placeholder"));
+            f.store(big);
+            assertEquals(3, f.load().orElseThrow().path("version").asInt(), "writes resume once there is room");
+        } finally {
+            assertEquals(0, run("umount", mount.toString()));
+        }
+    }
+
+    private static int run(String... command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS));
+        return p.exitValue();
+    }
 }

@@ -405,7 +405,7 @@ public final class MessageStore implements AutoCloseable {
         if (state != State.RUNNING) {
             return PutMessageStatus.SERVICE_NOT_AVAILABLE;
         }
-        if (diskMonitor.isDiskFull()) {
+        if (diskMonitor.isDiskFull() || dispatchWriteBlocked() != null) {
             return PutMessageStatus.SERVICE_NOT_AVAILABLE;
         }
         if (dispatchGate.refuses()) {
@@ -424,9 +424,26 @@ public final class MessageStore implements AutoCloseable {
         return dispatchGate.refusals();
     }
 
-    /** Why puts are refused for lack of disk space (empty when they are not). */
+    /**
+     * Why puts are refused for lack of disk space or because the dispatcher cannot write the consume
+     * queues or the index (a full disk, no file descriptors): empty when they are not.
+     */
     public String diskFullReason() {
-        return diskMonitor.fullReason();
+        String blocked = dispatchWriteBlocked();
+        String full = diskMonitor.fullReason();
+        if (blocked == null) {
+            return full;
+        }
+        return full == null || full.isEmpty() ? blocked : full + "; " + blocked;
+    }
+
+    /**
+     * Why the dispatcher pauses (writing a ConsumeQueue entry or index keys fails; it retries and puts
+     * are refused meanwhile), or null while it can write.
+     */
+    public String dispatchWriteBlocked() {
+        ReputMessageService r = reput;
+        return r == null ? null : r.writeBlocked();
     }
 
     public boolean isDiskFull() {
@@ -757,6 +774,14 @@ public final class MessageStore implements AutoCloseable {
     /** True while puts are accepted: running, and no write failure or durability-critical error. */
     public boolean isWritable() {
         return state == State.RUNNING && !failStop.failed();
+    }
+
+    /**
+     * CommitLog files retention deleted before fileReservedTime since start (a forced clean under
+     * disk pressure, {@code cleanFileForciblyEnable}); each one also got a WARN line.
+     */
+    public long commitLogFilesDeletedEarly() {
+        return commitLog.filesDeletedBeforeExpiry();
     }
 
     /** True once the store fail-stopped (read-only for good); {@link #failStopCause()} says why. */

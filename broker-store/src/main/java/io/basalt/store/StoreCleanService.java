@@ -70,7 +70,8 @@ final class StoreCleanService extends ServiceThread {
             // The file queue measures age against the system clock; shift the reserved time by the
             // injected clock's offset so expiry follows the store's clock.
             long expiredMillis = policy.fileReservedTimeMs() - (now - System.currentTimeMillis());
-            deleted = commitLog.deleteExpiredFiles(expiredMillis, deleteIntervalMs, destroyWaitMs, decision.cleanImmediately());
+            deleted = commitLog.deleteExpiredFiles(expiredMillis, deleteIntervalMs, destroyWaitMs, decision.cleanImmediately(),
+                "forced clean, " + decision.reason());
             if (deleted > 0) {
                 LOG.info("Deleted {} CommitLog files ({}); CommitLog now starts at {}", deleted, decision.reason(),
                         commitLog.minOffset());

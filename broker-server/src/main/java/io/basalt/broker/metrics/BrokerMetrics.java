@@ -120,6 +120,12 @@ public final class BrokerMetrics implements TrafficObserver {
         CounterWithCallback.builder().name("basalt_dispatch_stopped_rejections")
             .help("Puts refused (SERVICE_NOT_AVAILABLE) because the dispatcher was stopped")
             .callback(cb -> cb.call(store.dispatchStoppedRefusals())).register(registry);
+        CounterWithCallback.builder().name("basalt_commitlog_files_deleted_early")
+            .help("CommitLog files retention deleted before fileReservedTime (forced clean under disk pressure)")
+            .callback(cb -> cb.call(store.commitLogFilesDeletedEarly())).register(registry);
+        gauge("basalt_dispatch_write_blocked",
+            "1 while the dispatcher cannot write ConsumeQueue entries or index keys (full disk); puts are refused meanwhile",
+            () -> store.dispatchWriteBlocked() != null ? 1 : 0);
         CounterWithCallback.builder().name("basalt_service_errors")
             .help("Unexpected errors of a service thread's rounds (a durability-critical one also fail-stops the store)")
             .labelNames("service")

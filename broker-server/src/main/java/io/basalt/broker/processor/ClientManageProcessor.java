@@ -83,6 +83,24 @@ public final class ClientManageProcessor implements RequestProcessor {
         return CompletableFuture.completedFuture(response);
     }
 
+    /**
+     * Auto-creates the consumer's group and its retry topic. A failure to persist them (a full disk)
+     * does not fail the heartbeat: both stay created in memory and the consumer is registered, so it
+     * still reads; the previous subscriptionGroup.json / topics.json stay intact (atomic writes).
+     */
+    private void recordGroupAndRetryTopic(String groupName) {
+        try {
+            Optional<SubscriptionGroupConfig> group = subscriptionGroups.findOrAutoCreate(groupName);
+            if (group.isPresent()) {
+                topics.createIfAbsent(TopicValidator.retryTopic(groupName), group.get().retryQueueNums(),
+                    Perm.READ | Perm.WRITE);
+            }
+        } catch (IOException e) {
+            log.warn("Consumer group {} is served from memory: persisting its subscription group or retry topic "
+                + "failed ({}); the files keep their previous content", groupName, e.toString());
+        }
+    }
+
     private RemotingCommand heartbeat(RequestContext context, RemotingCommand request) throws IOException {
         HeartbeatData data;
         try {
@@ -96,11 +114,7 @@ public final class ClientManageProcessor implements RequestProcessor {
         String language = request.language() == null ? null : request.language().name();
         for (HeartbeatData.ConsumerData c : data.consumers()) {
             // as RocketMQ: a group that is not recorded (and may not be) is registered without a retry topic
-            Optional<SubscriptionGroupConfig> group = subscriptionGroups.findOrAutoCreate(c.groupName());
-            if (group.isPresent()) {
-                topics.createIfAbsent(TopicValidator.retryTopic(c.groupName()), group.get().retryQueueNums(),
-                    Perm.READ | Perm.WRITE);
-            }
+            recordGroupAndRetryTopic(c.groupName());
             List<SubscriptionData> subs = new ArrayList<>();
             for (HeartbeatData.Subscription s : c.subscriptions()) {
                 SubscriptionData parsed = SubscriptionData.of(s.topic(), s.subString(), s.subVersion(), s.expressionType());

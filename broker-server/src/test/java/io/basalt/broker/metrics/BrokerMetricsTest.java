@@ -118,6 +118,8 @@ class BrokerMetricsTest {
         assertEquals(1.5, sample(text, "basalt_ha_slave_lag_seconds{broker_id=\"1\",slave=\"10.0.0.2:10911\"}"));
         double disk = sample(text, "basalt_disk_used_ratio");
         assertTrue(disk > 0 && disk < 1, "disk ratio " + disk);
+        assertEquals(0, sample(text, "basalt_commitlog_files_deleted_early_total"), "no forced clean happened");
+        assertEquals(0, sample(text, "basalt_dispatch_write_blocked"), "the dispatcher can write");
         assertTrue(text.contains("jvm_buffer_pool_used_buffers{pool=\"mapped\"}"), "mapped buffer count exposed");
         assertTrue(text.contains("jvm_buffer_pool_used_bytes{pool=\"direct\"}"), "direct memory exposed");
     }

@@ -676,6 +676,17 @@ public final class CommitLog {
         return files.deleteExpiredFilesByTime(expiredMillis, intervalMs, destroyWaitMs, cleanImmediately);
     }
 
+    /** As {@link #deleteExpiredFiles(long, long, long, boolean)}; {@code whyEarly} goes in the WARN line of each unexpired file deleted. */
+    public int deleteExpiredFiles(long expiredMillis, long intervalMs, long destroyWaitMs, boolean cleanImmediately,
+                                  String whyEarly) {
+        return files.deleteExpiredFilesByTime(expiredMillis, intervalMs, destroyWaitMs, cleanImmediately, whyEarly);
+    }
+
+    /** CommitLog files deleted before fileReservedTime (a forced clean under disk pressure) since start. */
+    public long filesDeletedBeforeExpiry() {
+        return files.deletedBeforeExpiry();
+    }
+
     /** False once shut down or after a write failure (puts then get SERVICE_NOT_AVAILABLE). */
     public boolean isWritable() {
         return state == State.RUNNING && !failStop.failed();

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 
+import io.basalt.store.mappedfile.FileBlockAllocator;
 import io.basalt.store.mappedfile.StoreFiles;
 import io.basalt.store.mappedfile.Unmapper;
 
@@ -49,6 +50,8 @@ final class IndexFile {
     private final FileChannel channel;
     /** Write mapping while the file takes keys; null once full and flushed, or closed. */
     private MappedByteBuffer writeMap;
+    /** Writer thread: true once every block of the file is allocated (a loaded file may be sparse). */
+    private boolean blocksAllocated;
 
     private volatile long beginTimestamp;
     private volatile long endTimestamp;
@@ -80,6 +83,9 @@ final class IndexFile {
         IndexFile f = new IndexFile(path, hashSlotNum, indexNum, channel);
         try {
             channel.write(ByteBuffer.wrap(new byte[1]), fileSize(hashSlotNum, indexNum) - 1);
+            // real blocks before the mapping: a full disk fails here, never as SIGBUS in putKey
+            FileBlockAllocator.allocate(path, fileSize(hashSlotNum, indexNum));
+            f.blocksAllocated = true;
             f.writeMap = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileSize(hashSlotNum, indexNum));
             if (prevEndPhyOffset > 0) {
                 f.beginPhyOffset = prevEndPhyOffset;
@@ -172,6 +178,18 @@ final class IndexFile {
 
     int hashSlotCount() {
         return hashSlotCount;
+    }
+
+    /**
+     * Allocates the file's blocks before the first write into a loaded file (files written by an
+     * older Basalt, or RocketMQ, may be sparse: a mapped write into a hole on a full disk is SIGBUS).
+     * Not done at load, so a start needs no free space. Writer thread; cheap once allocated.
+     */
+    void ensureBlocks() throws IOException {
+        if (!blocksAllocated) {
+            FileBlockAllocator.allocate(path, fileSize(hashSlotNum, indexNum));
+            blocksAllocated = true;
+        }
     }
 
     boolean isWriteFull() {

@@ -201,6 +201,7 @@ public final class IndexService implements Closeable {
     private IndexFile lastFileOrCreate() throws IOException {
         IndexFile last = files.isEmpty() ? null : files.get(files.size() - 1);
         if (last != null && !last.isWriteFull()) {
+            last.ensureBlocks();
             return last;
         }
         long prevEndPhyOffset = last == null ? 0 : last.endPhyOffset();

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,7 @@ public final class MappedFileQueue {
     private volatile long committedOffset;
     private volatile long flushedOffset;
     private volatile long storeTimestamp;
+    private final AtomicLong deletedBeforeExpiry = new AtomicLong();
 
     /**
      * @param allocatorOrNull creates files in the background (the CommitLog's queue); null creates
@@ -371,6 +373,16 @@ public final class MappedFileQueue {
      */
     public int deleteExpiredFilesByTime(long expiredMillis, long intervalMs, long destroyWaitMs,
                                         boolean cleanImmediately) {
+        return deleteExpiredFilesByTime(expiredMillis, intervalMs, destroyWaitMs, cleanImmediately, "cleanImmediately");
+    }
+
+    /**
+     * As {@link #deleteExpiredFilesByTime(long, long, long, boolean)}; each file deleted before it
+     * expired (only with {@code cleanImmediately}) gets a WARN line naming it, its age and
+     * {@code whyEarly}, and is counted in {@link #deletedBeforeExpiry()}.
+     */
+    public int deleteExpiredFilesByTime(long expiredMillis, long intervalMs, long destroyWaitMs,
+                                        boolean cleanImmediately, String whyEarly) {
         List<MappedFile> snapshot = files();
         int deleted = 0;
         for (int i = 0; i < snapshot.size() - 1 && deleted < DELETE_FILES_BATCH_MAX; i++) {
@@ -385,11 +397,22 @@ public final class MappedFileQueue {
             file.destroy(destroyWaitMs);
             removeFile(file);
             deleted++;
+            if (!expired) {
+                deletedBeforeExpiry.incrementAndGet();
+                LOG.warn("Deleted {} from {} before it expired (last modified {} s ago, kept for {} s): {}",
+                    file.path().getFileName(), dir, (System.currentTimeMillis() - file.lastModifiedMillis()) / 1000,
+                    expiredMillis / 1000, whyEarly);
+            }
         }
         if (deleted > 0) {
             LOG.info("deleted {} expired files from {}", deleted, dir);
         }
         return deleted;
+    }
+
+    /** Files deleted before they expired (forced clean under disk pressure) since this queue was built. */
+    public long deletedBeforeExpiry() {
+        return deletedBeforeExpiry.get();
     }
 
     /** I/O pacing between two deletes (not coordination); false if interrupted. */

@@ -385,7 +385,10 @@ public final class ConsumeQueue {
     /**
      * Recovery: scans from the third-last file forward, entry by entry, and ends the queue at the
      * first entry that is invalid (RocketMQ's {@code offset >= 0 && size > 0}) or whose CommitLog
-     * offset goes backwards (garbage). Zeroes the rest of that file and deletes later files.
+     * offset goes backwards (garbage), and deletes later files (with a WARN line each). When the
+     * queue ends at unwritten (zero) bytes, the usual case, nothing is written: the next entry
+     * overwrites the tail, so a start needs no free disk space. Only damaged bytes are zeroed, with a
+     * WARN line, so that no later recovery reads them as entries.
      * Returns true if the queue ended at a damaged entry (non-zero bytes that are not a valid entry),
      * false if it ended at unwritten (zero) bytes.
      */
@@ -427,7 +430,7 @@ public final class ConsumeQueue {
                 }
             }
         }
-        cutAt(end);
+        cutAt(end, damaged);
         maxPhysicalOffset = lastPhysicEnd > 0 ? lastPhysicEnd : lastRealEntryEnd();
         syncWriterState();
         correctMinOffset(0);
@@ -463,22 +466,32 @@ public final class ConsumeQueue {
         }
         LOG.warn("ConsumeQueue {}-{}: CommitLog ends at {}; dropping logical offsets [{}, {})", topic, queueId,
                 commitLogEnd, at / ConsumeQueueEntry.SIZE, maxOffset());
-        cutAt(at);
+        cutAt(at, true);
         maxPhysicalOffset = keepPhysicEnd;
         syncWriterState();
     }
 
-    /** Sets the end to {@code logicByteOffset}: zeroes the rest of its file and deletes the files after it. */
-    private void cutAt(long logicByteOffset) throws IOException {
+    /**
+     * Sets the end to {@code logicByteOffset} and deletes the files after it (WARN each). With
+     * {@code zeroRest} the rest of its file is zeroed (entries that must not be read again: damaged
+     * bytes, or entries past the CommitLog's end); without, the rest is known to be zeros already.
+     */
+    private void cutAt(long logicByteOffset, boolean zeroRest) throws IOException {
         for (int i = files.size() - 1; i >= 0; i--) {
             ConsumeQueueFile file = files.get(i);
             if (file.fileFromOffset() >= logicByteOffset) {
+                LOG.warn("ConsumeQueue {}-{}: deleting file {}, which lies past the queue's end at logical offset {}",
+                        topic, queueId, file.path().getFileName(), logicByteOffset / ConsumeQueueEntry.SIZE);
                 files.remove(i);
                 file.delete();
             } else {
-                int pos = (int) (logicByteOffset - file.fileFromOffset());
-                file.zeroFrom(pos);
-                file.flush();
+                if (zeroRest) {
+                    int pos = (int) (logicByteOffset - file.fileFromOffset());
+                    LOG.warn("ConsumeQueue {}-{}: zeroing file {} from byte {} (logical offset {}) to its end",
+                            topic, queueId, file.path().getFileName(), pos, logicByteOffset / ConsumeQueueEntry.SIZE);
+                    file.zeroFrom(pos);
+                    file.flush();
+                }
                 break;
             }
         }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 import io.basalt.common.io.Directories;
+import io.basalt.store.mappedfile.FileBlockAllocator;
 import io.basalt.store.mappedfile.StoreFiles;
 
 /**
@@ -47,6 +48,8 @@ final class ConsumeQueueFile {
             if (created || length == 0) {
                 // Same size as RocketMQ's preallocated mapping, so RocketMQ's size check accepts it.
                 channel.write(ByteBuffer.wrap(new byte[1]), fileSize - 1L);
+                // real blocks now: a full disk fails this open, never an entry write halfway through a batch
+                FileBlockAllocator.allocate(path, fileSize);
                 channel.force(true);
                 Directories.fsync(dir);
             } else if (length != fileSize) {
@@ -55,6 +58,9 @@ final class ConsumeQueueFile {
             }
         } catch (IOException e) {
             channel.close();
+            if (created) {
+                Files.deleteIfExists(path);
+            }
             throw e;
         }
         return new ConsumeQueueFile(path, fileFromOffset, fileSize, channel);

@@ -172,14 +172,31 @@ public final class ConsumeQueueStore implements Closeable {
         return result;
     }
 
-    /** Commits every queue appended to since the last commit (see {@link ConsumeQueue#commit()}). Writer thread. */
+    /**
+     * Commits every queue appended to since the last commit (see {@link ConsumeQueue#commit()}). A
+     * queue whose write fails goes back to its published end; the others are still committed, so no
+     * queue is left holding appended entries that no later commit would write. Throws the first
+     * failure. Writer thread.
+     */
     public void commit() throws IOException {
+        IOException failure = null;
         try {
             for (ConsumeQueue q : uncommitted) {
-                q.commit();
+                try {
+                    q.commit();
+                } catch (IOException e) {
+                    if (failure == null) {
+                        failure = e;
+                    } else {
+                        failure.addSuppressed(e);
+                    }
+                }
             }
         } finally {
             uncommitted.clear();
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

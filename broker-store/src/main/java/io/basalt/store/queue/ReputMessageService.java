@@ -46,6 +46,18 @@ import org.slf4j.LoggerFactory;
  * dispatch with an alarm and goes to the error policy the store gives it, its fail-stop: the store
  * turns read-only at once rather than acknowledging puts that consumers would never see.
  *
+ * <p><b>Write failures (a full disk, no fds).</b> An {@link IOException} writing a ConsumeQueue entry or
+ * index keys is not a bad record: dispatch pauses instead of stopping for good. {@link #writeBlocked()}
+ * names the cause (the store refuses puts meanwhile, so no producer gets SEND_OK for a message no
+ * consumer could read), the cursor goes back to the last published offset (the queues' appends are
+ * idempotent), and the round is retried after a backoff doubling from {@value #FIRST_RETRY_MS} ms to
+ * {@value #MAX_RETRY_MS} ms. The first success clears the block (one INFO line) and puts are accepted
+ * again, without a restart. Retrying rather than fail-stop because the cause is usually transient
+ * (space freed by retention or an operator) and nothing written is in doubt: a failed entry write is
+ * rolled back and written again. An {@link Error} (an InternalError from SIGBUS in a mapping, which
+ * allocating every file's blocks should rule out) stops dispatch with an alarm and goes to the error
+ * policy (fail-stop).
+ *
  * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread). The
  * MessageStore wakes it ({@link #wakeup()}) after every append (after every commit with a transient
  * store pool); otherwise it polls every {@code idleWaitMs} (1 ms by default, as RocketMQ's reput
@@ -54,6 +66,8 @@ import org.slf4j.LoggerFactory;
 public final class ReputMessageService extends ServiceThread {
     private static final Logger LOG = LoggerFactory.getLogger(ReputMessageService.class);
     private static final int MAX_RECORDS_PER_ROUND = 4096;
+    static final long FIRST_RETRY_MS = 10;
+    static final long MAX_RETRY_MS = 1000;
 
     private final DispatchSource source;
     private final ConsumeQueueStore consumeQueues;
@@ -72,6 +86,13 @@ public final class ReputMessageService extends ServiceThread {
     private volatile String alarm;
     private String lastRewind;
     private long rewindTo = -1;
+    /** Why writing entries fails now (dispatch paused, retried), or null. */
+    private volatile String writeBlocked;
+    private long retryDelayMs;
+    private long nextRetryNs;
+    private long writeBlockedRounds;
+    /** Writer thread: the write failure of the current round, or null. */
+    private IOException writeFailure;
 
     /**
      * @param index    null when message indexing is off
@@ -109,6 +130,14 @@ public final class ReputMessageService extends ServiceThread {
         return alarm;
     }
 
+    /**
+     * Why dispatch is paused because writing its ConsumeQueue entries or index keys fails (e.g. "No
+     * space left on device"), or null while it can write. Retried until it succeeds; any thread.
+     */
+    public String writeBlocked() {
+        return writeBlocked;
+    }
+
     /** Bytes of the dispatchable log not yet dispatched. */
     public long behindBytes() {
         return Math.max(0, source.dispatchLimit() - reputFromOffset);
@@ -130,9 +159,12 @@ public final class ReputMessageService extends ServiceThread {
         if (alarm != null) {
             return 0;
         }
+        if (writeBlocked != null && System.nanoTime() - nextRetryNs < 0) {
+            return 0;
+        }
         try {
             return dispatchRound();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             stop(cursor, "unexpected " + e);
             arrived.clear();
             throw e;
@@ -141,7 +173,7 @@ public final class ReputMessageService extends ServiceThread {
 
     private int dispatchRound() {
         int dispatched = 0;
-        while (dispatched < MAX_RECORDS_PER_ROUND && alarm == null) {
+        while (dispatched < MAX_RECORDS_PER_ROUND && alarm == null && writeFailure == null) {
             long limit = source.dispatchLimit();
             long from = cursor;
             if (from >= limit) {
@@ -153,12 +185,27 @@ public final class ReputMessageService extends ServiceThread {
             }
             dispatched += n;
         }
+        if (writeFailure != null) {
+            // commit what was appended before the failure; the failed record is retried from the cursor
+            try {
+                consumeQueues.commit();
+            } catch (IOException e) {
+                writeFailure.addSuppressed(e);
+            }
+            blockWrites(writeFailure);
+            return 0;
+        }
         try {
             consumeQueues.commit();
         } catch (IOException e) {
-            stop(cursor, "writing ConsumeQueue entries failed: " + e);
-            arrived.clear();
-            return dispatched;
+            blockWrites(e);
+            return 0;
+        }
+        if (writeBlocked != null) {
+            LOG.info("Dispatch resumed at CommitLog offset {} after {} failed retries: ConsumeQueue and index writes "
+                + "succeed again (they failed with: {})", reputFromOffset, writeBlockedRounds, writeBlocked);
+            writeBlocked = null;
+            writeBlockedRounds = 0;
         }
         reputFromOffset = cursor;
         if (cursorStoreTimestamp > 0) {
@@ -260,7 +307,7 @@ public final class ReputMessageService extends ServiceThread {
                 index.buildIndex(r);
             }
         } catch (IOException e) {
-            stop(offset, "writing its ConsumeQueue entry or index keys failed: " + e);
+            writeFailure = e;
             return false;
         }
         cursorStoreTimestamp = r.storeTimestamp();
@@ -285,6 +332,27 @@ public final class ReputMessageService extends ServiceThread {
         LOG.warn("ConsumeQueue {}-{} ends at logical offset {} but the record at {} has {}: re-dispatching from {}",
                 r.topic(), r.queueId(), queue.writeOffset(), r.physicalOffset(), r.consumeQueueOffset(), back);
         return true;
+    }
+
+    /**
+     * Pauses dispatch after a failed entry or index write: goes back to the last published offset
+     * (appends are idempotent; what was committed is skipped on the way), names the cause for the
+     * store's refusal of puts, and schedules the retry with a doubling backoff.
+     */
+    private void blockWrites(IOException e) {
+        long at = cursor;
+        writeFailure = null;
+        arrived.clear();
+        rewindTo = -1;
+        cursor = reputFromOffset;
+        retryDelayMs = writeBlocked == null ? FIRST_RETRY_MS : Math.min(MAX_RETRY_MS, retryDelayMs * 2);
+        nextRetryNs = System.nanoTime() + retryDelayMs * 1_000_000;
+        writeBlockedRounds++;
+        String reason = "dispatch cannot write ConsumeQueue entries or index keys at CommitLog offset " + at + ": " + e;
+        if (writeBlocked == null) {
+            LOG.error("[ALARM] {}. Puts are refused until it can write again; retrying.", reason);
+        }
+        writeBlocked = reason;
     }
 
     private void stop(long offset, String reason) {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import io.basalt.store.StoreConfig;
+import io.basalt.store.mappedfile.FileBlocks;
 import io.basalt.store.queue.DispatchRequest;
 
 import org.junit.jupiter.api.AfterEach;
@@ -241,5 +242,14 @@ class IndexServiceTest {
     private static String minValueHashString() {
         assertEquals(Integer.MIN_VALUE, "polygenelubricants".hashCode());
         return "polygenelubricants";
+    }
+    @Test
+    void anIndexFileHasAllItsBlocksBeforeItIsMappedSoAFullDiskCannotSigbusAKeyWrite() throws Exception {
+        open(5_000, 40_000);
+        index.buildIndex(msg("T", 0, T0, "a", "U0"));
+        Path file = dir.resolve("index").resolve(fileNames().get(0));
+        long size = Files.size(file);
+        assertTrue(size > 800_000, "a file big enough to tell sparse from allocated");
+        assertTrue(FileBlocks.allocatedBytes(file) >= size, "the index file is sparse: a mapped write can SIGBUS");
     }
 }

@@ -6,11 +6,11 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /** Bytes of disk a file really occupies (stat's block count), to tell allocated from sparse files. */
-final class FileBlocks {
+public final class FileBlocks {
     private FileBlocks() {
     }
 
-    static long allocatedBytes(Path file) throws IOException, InterruptedException {
+    public static long allocatedBytes(Path file) throws IOException, InterruptedException {
         Process stat = new ProcessBuilder("stat", "-c", "%b %B", file.toString()).redirectErrorStream(true).start();
         String out;
         try (var stdin = stat.getOutputStream(); var stdout = stat.getInputStream()) {

@@ -227,6 +227,45 @@ class MappedFileQueueTest {
     }
 
     @Test
+    void aForcedCleanNamesEachUnexpiredFileItDeletesInAWarnLineAndCountsIt() throws IOException {
+        ch.qos.logback.classic.Logger logger =
+            (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(MappedFileQueue.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log =
+            new ch.qos.logback.core.read.ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        MappedFileQueue queue = queueWithFiles(3);
+        try {
+            assertEquals(2, queue.deleteExpiredFilesByTime(3_600_000, 0, 0, true, "forced clean, disk 90% used"));
+            assertEquals(2, queue.deletedBeforeExpiry());
+            List<String> warns = log.list.stream()
+                .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+                .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            assertEquals(2, warns.size(), warns.toString());
+            assertTrue(warns.get(0).contains(StoreFiles.fileName(0)) && warns.get(0).contains("disk 90% used"), warns.get(0));
+            assertTrue(warns.get(1).contains(StoreFiles.fileName(FILE_SIZE)), warns.get(1));
+        } finally {
+            logger.detachAppender(log);
+            queue.shutdown();
+        }
+    }
+
+    @Test
+    void expiredFilesAreNotCountedAsDeletedEarly() throws IOException {
+        MappedFileQueue queue = queueWithFiles(3);
+        try {
+            FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 3_600_000);
+            for (MappedFile file : queue.files()) {
+                Files.setLastModifiedTime(file.path(), old);
+            }
+            assertEquals(2, queue.deleteExpiredFilesByTime(60_000, 0, 0, true, "forced clean"));
+            assertEquals(0, queue.deletedBeforeExpiry());
+        } finally {
+            queue.shutdown();
+        }
+    }
+
+    @Test
     void freshFilesAreNotExpiredUnlessCleanedImmediately() throws IOException {
         MappedFileQueue queue = queueWithFiles(3);
         try {

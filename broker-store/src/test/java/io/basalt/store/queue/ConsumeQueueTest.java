@@ -14,8 +14,13 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.stream.Stream;
+
+import io.basalt.store.mappedfile.FileBlocks;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -254,5 +259,39 @@ class ConsumeQueueTest {
     void fileSizeIsRoundedUpToWholeEntries() {
         assertEquals(6_000_000, ConsumeQueueStore.fileSizeFor(300_000 * 20));
         assertEquals(40, ConsumeQueueStore.fileSizeFor(21));
+    }
+    @Test
+    void recoveryWritesNothingWhenTheQueueEndsAtUnwrittenBytesAndTheNextEntryGoesThere() throws Exception {
+        ConsumeQueue q = open();
+        fill(q, 0, 13);
+        q.close();
+        queue = null;
+        Path last = dir.resolve("TopicA").resolve("0").resolve(fileNames().get(1));
+        FileTime old = FileTime.from(Instant.now().minus(Duration.ofHours(1)));
+        Files.setLastModifiedTime(last, old);
+        byte[] before = Files.readAllBytes(last);
+
+        ConsumeQueue reopened = open();
+        reopened.recover();
+        assertEquals(13, reopened.maxOffset());
+        assertEquals(old, Files.getLastModifiedTime(last), "recovery wrote into the file (zeroing its tail)");
+        assertArrayEquals(before, Files.readAllBytes(last));
+
+        fill(reopened, 13, 15);
+        for (long i = 0; i < 15; i++) {
+            assertEquals(new ConsumeQueueEntry(physical(i), 100, i * 7), reopened.entry(i));
+        }
+    }
+
+    @Test
+    void aNewQueueFileHasAllItsBlocksSoAFullDiskFailsItsCreationNotAnEntryWrite() throws Exception {
+        int size = 52_428 * ConsumeQueueEntry.SIZE;
+        queue = ConsumeQueue.open(dir.resolve("Big").resolve("0"), "Big", 0, size);
+        queue.put(physical(0), 100, 0, 0);
+        Path file;
+        try (Stream<Path> s = Files.list(dir.resolve("Big").resolve("0"))) {
+            file = s.findFirst().orElseThrow();
+        }
+        assertTrue(FileBlocks.allocatedBytes(file) >= size, "the queue file is sparse");
     }
 }

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -144,5 +145,37 @@ class ReputMessageServiceTest {
         } finally {
             reput.shutdown();
         }
+    }
+    @Test
+    void anErrorOfARoundStopsDispatchWithAnAlarmBeforeItGoesToTheErrorPolicy() {
+        log.append(FakeLog.message("T", 0, "t", "k", "U"));
+        DispatchSource sigbus = new DispatchSource() {
+            @Override
+            public long dispatchLimit() {
+                return log.dispatchLimit();
+            }
+
+            @Override
+            public long minOffset() {
+                return log.minOffset();
+            }
+
+            @Override
+            public long nextFileOffset(long offset) {
+                return log.nextFileOffset(offset);
+            }
+
+            @Override
+            public View read(long offset) {
+                throw new InternalError("a fault occurred in an unsafe memory access operation");
+            }
+        };
+        ReputMessageService reput = new ReputMessageService(sigbus, queues, index, null, 0, 10, new FailStop());
+        // the Error goes on to ServiceThread, which hands it to the error policy (the fail-stop) and ends the thread
+        assertThrows(InternalError.class, reput::doWork);
+        assertNotNull(reput.alarm(), "the dispatch alarm names the error");
+        assertTrue(reput.alarm().contains("InternalError"), reput.alarm());
+        assertEquals(0, reput.doWork(), "nothing is dispatched after it");
+        assertEquals(0, reput.reputFromOffset());
     }
 }
