@@ -236,6 +236,18 @@ public final class MessageStore implements AutoCloseable {
             index.deleteFilesEndingAtOrAfter(checkpoint.indexMsgTimestamp());
         }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
+        long firstSkipped = commitLog.recoveryResult() == null ? -1 : commitLog.recoveryResult().firstSkippedOffset();
+        if (firstSkipped >= 0 && firstSkipped < queues.maxPhysicalOffset()) {
+            // recoverySkipCorruptRecords skipped a record the queues may point at: cut queues and index
+            // back to it and rebuild them from the CommitLog, which dispatches only valid records
+            LOG.warn("ConsumeQueues and index cut back to the skipped corrupt CommitLog record at {} and rebuilt "
+                + "from there", firstSkipped);
+            queues.truncateByMaxPhysicOffset(firstSkipped);
+            if (index != null) {
+                index.truncateByMaxPhysicOffset(firstSkipped);
+            }
+            resume = Math.max(min, Math.min(resume, firstSkipped));
+        }
         queues.destroyLeftoversOfDeletedTopics();
         queues.deletedTopics().forgetBelow(min);
         if (crashed && firstRecovered[0] >= 0 && firstRecovered[0] < resume) {
