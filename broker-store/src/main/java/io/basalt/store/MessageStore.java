@@ -433,6 +433,21 @@ public final class MessageStore implements AutoCloseable {
     }
 
     /**
+     * The number of queues each topic has on disk: the highest queue id whose consume queue holds an
+     * entry, plus one (topics whose queues are all empty are left out). Call after {@link #load()};
+     * the broker compares it with the queue counts of topics.json at start.
+     */
+    public java.util.Map<String, Integer> queueCountsOnDisk() {
+        java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
+        for (ConsumeQueue q : queues.allQueues()) {
+            if (q.maxOffset() > 0) {
+                counts.merge(q.topic(), q.queueId() + 1, Math::max);
+            }
+        }
+        return counts;
+    }
+
+    /**
      * Whether the message at logical {@code consumeQueueOffset} of (topic, queueId) counts as still in memory:
      * its CommitLog position is within {@code accessMessageInMemoryMaxRatio} % of physical memory behind the
      * CommitLog's end. False when there is no such message. Any thread.
