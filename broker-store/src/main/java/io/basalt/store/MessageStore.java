@@ -210,7 +210,8 @@ public final class MessageStore implements AutoCloseable {
      * Recovers the CommitLog, then the queues and index against it, and dispatches synchronously
      * whatever they miss; then sets the CommitLog's queue-offset counters from the queues. After a
      * crash (the {@code abort} marker was there), index files ending at or after the checkpoint's
-     * indexMsgTimestamp are deleted first and rebuilt, as RocketMQ does.
+     * indexMsgTimestamp are checked and only a damaged one is deleted and rebuilt (RocketMQ deletes them
+     * all, which made every crash restart re-read the CommitLog from its start).
      */
     public synchronized void load() throws IOException {
         if (state != State.NEW) {
@@ -233,7 +234,9 @@ public final class MessageStore implements AutoCloseable {
         long min = commitLog.minOffset();
         long end = commitLog.maxOffset();
         if (crashed && index != null) {
-            index.deleteFilesEndingAtOrAfter(checkpoint.indexMsgTimestamp());
+            // keep what the index files hold (a killed process leaves them complete in the page cache):
+            // only a file whose content is damaged is deleted and rebuilt, not every unforced one
+            index.deleteCorruptFilesEndingAtOrAfter(checkpoint.indexMsgTimestamp());
         }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
         long firstSkipped = commitLog.recoveryResult() == null ? -1 : commitLog.recoveryResult().firstSkippedOffset();
