@@ -36,6 +36,7 @@ import io.basalt.store.queue.FlushConsumeQueueService;
 import io.basalt.store.queue.ReputMessageService;
 import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.ConsumeQueueRecovery;
+import io.basalt.store.recovery.QueueTailsSeen;
 import io.basalt.store.recovery.StoreCheckpoint;
 import io.basalt.store.retention.DiskSpaceMonitor;
 import io.basalt.store.retention.RetentionPolicy;
@@ -224,10 +225,12 @@ public final class MessageStore implements AutoCloseable {
                     abortMarker.file());
         }
         long[] firstRecovered = {-1};
+        QueueTailsSeen tails = new QueueTailsSeen();
         commitLog.load(check -> {
             if (firstRecovered[0] < 0) {
                 firstRecovered[0] = check.physicalOffset();
             }
+            tails.record(check);
         });
         // From here on the files may change; until a clean shutdown removes it, the next start recovers.
         abortMarker.create();
@@ -239,6 +242,7 @@ public final class MessageStore implements AutoCloseable {
             index.deleteCorruptFilesEndingAtOrAfter(checkpoint.indexMsgTimestamp());
         }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
+        resume = tails.resume(queues, resume, min);
         long firstSkipped = commitLog.recoveryResult() == null ? -1 : commitLog.recoveryResult().firstSkippedOffset();
         if (firstSkipped >= 0 && firstSkipped < queues.maxPhysicalOffset()) {
             // recoverySkipCorruptRecords skipped a record the queues may point at: cut queues and index

@@ -80,7 +80,7 @@ public final class StoreKeys {
     public static final ConfigKey<Boolean> CHECK_CRC_ON_RECOVER = key("checkCRCOnRecover", SECTION, bool(), "true",
         "Check each record's body CRC while recovering the CommitLog");
     public static final ConfigKey<Boolean> RECOVERY_SKIP_CORRUPT_RECORDS = key("recoverySkipCorruptRecords", SECTION,
-        bool(), "false", "Basalt: at start-up skip (and log) a corrupt CommitLog record followed by valid ones, "
+        bool(), "false", "Basalt: at start-up skip (and log) a corrupt CommitLog record below the durable point, "
             + "keeping the records after it; false: such a record stops start-up, naming file and offset");
     public static final ConfigKey<Boolean> ENABLED_APPEND_PROP_CRC = key("enabledAppendPropCRC", SECTION, bool(), "false",
         "End each appended record with the record CRC property (covers topic and properties); recovery requires it from then on");
