@@ -58,20 +58,24 @@ class CorruptionTest {
 
     @Test
     void everyDamagedFileKindIsRepairedOrRefusedNeverSilentlyLost() throws Exception {
-        int messages = Figures.scaled("corruption.messages", 1200);
+        int messages = Figures.scaled("corruption.messages", 600);
         brokerDir = dir.resolve("b");
         pristine = dir.resolve("pristine");
         acked = produce(messages);
         copyTree(brokerDir.resolve("store"), pristine);
         figures.put("acknowledged", acked.size());
 
-        startsWithEverything("commitlog tail torn", store -> {
+        // store damage the broker repairs, two kinds per start to stay within the suite's budget
+        startsWithEverything("commitlog tail torn + index header garbage", store -> {
             Path last = commitLogFiles(store).get(commitLogFiles(store).size() - 1);
             long end = lastNonZero(last) + 1;
             byte[] garbage = new byte[300];
             new Random(1).nextBytes(garbage);
             write(last, end, garbage);
-        }, "torn tail truncated");
+            byte[] header = new byte[40];
+            new Random(2).nextBytes(header);
+            write(newest(store.resolve("index")), 0, header);
+        }, "torn tail truncated", "Index file");
 
         String[] flipped = new String[1];
         Path[] flippedFile = new Path[1];
@@ -95,12 +99,18 @@ class CorruptionTest {
             skipping.close();
         }
 
-        startsWithEverything("consume queue tail removed", store -> {
+        startsWithEverything("consume queue tail + a queue file removed, checkpoint garbage, fewer queues in "
+            + "topics.json", store -> {
             Path f = newest(store.resolve("consumequeue/" + TOPIC + "/0"));
             long end = lastNonZero(f) + 1;
             long from = Math.max(0, end - 20 * 10);
             write(f, from, new byte[(int) (end - from)]);   // its last 10 entries lost
-        }, null);
+            Files.delete(newest(store.resolve("consumequeue/" + TOPIC + "/1")));
+            byte[] garbage = new byte[4096];
+            new Random(3).nextBytes(garbage);
+            write(store.resolve("checkpoint"), 0, garbage);
+            fewerQueues(store);
+        }, "entries were lost while the broker was stopped", "raising readQueueNums to 4");
         Path[] cut = new Path[1];
         refused("consume queue file cut short", store -> {
             cut[0] = newest(store.resolve("consumequeue/" + TOPIC + "/2"));
@@ -108,52 +118,28 @@ class CorruptionTest {
                 ch.truncate(lastNonZero(cut[0]) + 1);
             }
         }, s -> s.contains(cut[0].toString()));
-        startsWithEverything("consume queue file removed", store -> {
-            Files.delete(newest(store.resolve("consumequeue/" + TOPIC + "/1")));
-        }, null);
-        startsWithEverything("index header garbage", store -> {
-            byte[] garbage = new byte[40];
-            new Random(2).nextBytes(garbage);
-            write(newest(store.resolve("index")), 0, garbage);
-        }, "Index file");
-        startsWithEverything("checkpoint garbage", store -> {
-            byte[] garbage = new byte[4096];
-            new Random(3).nextBytes(garbage);
-            write(store.resolve("checkpoint"), 0, garbage);
-        }, null);
-
-        for (String file : List.of("topics.json", "consumerOffset.json", "subscriptionGroup.json")) {
-            int damage = 0;
-            for (String how : List.of("truncated", "emptied", "garbage")) {
-                int kind = damage++;
-                // with its .bak: the backup is used, with a log line naming the file
-                startsWithEverything(file + " " + how + " with .bak", store -> {
-                    Path f = store.resolve("config/" + file);
-                    Files.copy(f, f.resolveSibling(file + ".bak"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-                    damageJson(f, kind);
-                }, file);
-            }
-            // without: start-up stops naming the file
+        // each metadata file damaged, its .bak good: one start per rotation of the damage kinds
+        List<String> jsonFiles = List.of("topics.json", "consumerOffset.json", "subscriptionGroup.json");
+        int rotations = Math.min(3, Figures.scaled("corruption.jsonRotations", 1));
+        for (int r = 0; r < rotations; r++) {
+            int rotation = r;
+            startsWithEverything("metadata files damaged with .bak, rotation " + r, store -> {
+                for (int i = 0; i < jsonFiles.size(); i++) {
+                    Path f = store.resolve("config/" + jsonFiles.get(i));
+                    Files.copy(f, f.resolveSibling(jsonFiles.get(i) + ".bak"),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    damageJson(f, (i + rotation) % 3);   // truncated, emptied, garbage
+                }
+            }, jsonFiles.toArray(new String[0]));
+        }
+        // without a usable .bak: start-up stops naming the file
+        for (String file : jsonFiles) {
             refused(file + " garbage without .bak", store -> {
                 Path f = store.resolve("config/" + file);
                 Files.deleteIfExists(f.resolveSibling(file + ".bak"));
                 damageJson(f, 2);
             }, s -> s.contains(file) && s.contains("corrupt"));
         }
-
-        startsWithEverything("topics.json with fewer queues", store -> {
-            for (String name : List.of("topics.json", "topics.json.bak")) {
-                Path f = store.resolve("config/" + name);
-                if (Files.exists(f)) {
-                    String s = Files.readString(f);
-                    int at = s.indexOf("\"" + TOPIC + "\"");
-                    String head = s.substring(0, at);
-                    String tail = s.substring(at).replaceFirst("\"readQueueNums\"\\s*:\\s*4", "\"readQueueNums\":1")
-                        .replaceFirst("\"writeQueueNums\"\\s*:\\s*4", "\"writeQueueNums\":1");
-                    Files.writeString(f, head + tail);
-                }
-            }
-        }, "raising readQueueNums to 4");
 
         figures.report();
     }
@@ -177,14 +163,15 @@ class CorruptionTest {
     }
 
     /** Restores the pristine store, damages it, starts: every acknowledged message must be read once. */
-    private void startsWithEverything(String name, Damage damage, String logged) throws Exception {
+    private void startsWithEverything(String name, Damage damage, String... logged) throws Exception {
         restore(damage);
         BrokerProcess b = broker(Map.of());
         try {
             b.start();
             readExactlyOnce(b, acked, name);
-            if (logged != null) {
-                assertTrue(logs().contains(logged), name + ": the log says " + logged);
+            String text = logs();
+            for (String line : logged) {
+                assertTrue(text.contains(line), name + ": the log says " + line);
             }
             figures.add("casesRun", 1).add("startedWithEverything", 1);
         } finally {
@@ -267,6 +254,20 @@ class CorruptionTest {
     }
 
     // ---- file helpers -----------------------------------------------------------------------------
+
+    /** topics.json (and its .bak) say 1 queue for the topic the store holds 4 of. */
+    private static void fewerQueues(Path store) throws IOException {
+        for (String name : List.of("topics.json", "topics.json.bak")) {
+            Path f = store.resolve("config/" + name);
+            if (Files.exists(f)) {
+                String s = Files.readString(f);
+                int at = s.indexOf("\"" + TOPIC + "\"");
+                String tail = s.substring(at).replaceFirst("\"readQueueNums\"\\s*:\\s*4", "\"readQueueNums\":1")
+                    .replaceFirst("\"writeQueueNums\"\\s*:\\s*4", "\"writeQueueNums\":1");
+                Files.writeString(f, s.substring(0, at) + tail);
+            }
+        }
+    }
 
     private String logs() throws IOException {
         StringBuilder text = new StringBuilder();
