@@ -30,7 +30,7 @@ class RocketMqKeyNamesTest {
 
     @Test
     void basaltUsesRocketMqNamesExceptForItsOwnKeys() {
-        Set<String> basaltOnly = Set.of("metricsPort", "logsDir", "pidFile", "haReconnectInterval");
+        Set<String> basaltOnly = Set.of("metricsPort", "logsDir", "pidFile", "haReconnectInterval", "recoverySkipCorruptRecords");
         for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             assertEquals(!basaltOnly.contains(key.name()), RocketMqKeyNames.contains(key.name()), key.name());
             assertEquals(basaltOnly.contains(key.name()), key.description().startsWith("Basalt: "), key.name());
