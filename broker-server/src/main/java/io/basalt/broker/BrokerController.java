@@ -65,6 +65,7 @@ import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
+import io.basalt.broker.topic.QueuesOnDiskCheck;
 import io.basalt.broker.topic.SystemTopics;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicCreationLimiter;
@@ -442,6 +443,8 @@ public final class BrokerController {
         store.load();
         // topics auto-created within the persister's interval before a crash: their queues say they exist
         topics.recoverTopicsFromQueues(store.queueIdsByTopic());
+        // topics.json may say fewer queues than the store holds (an edited or restored file): keep them readable
+        QueuesOnDiskCheck.apply(topics, store.queueCountsOnDisk());
         // a store RocketMQ wrote may hold state Basalt does not serve yet: say so at every start
         new StoreOpeningInspection(configuration.store().rootDir(), store, offsets).logFindings();
         store.start();

@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.queue.DispatchSource;
+import io.basalt.store.recovery.RecoveryResult;
+import io.basalt.store.recovery.SkippedRange;
 
 /**
  * The CommitLog as the dispatcher reads it. Recovering, it dispatches the whole recovered log (what is
@@ -31,6 +33,19 @@ final class CommitLogDispatchSource implements DispatchSource {
     @Override
     public long nextFileOffset(long offset) {
         return commitLog.rollNextFile(offset);
+    }
+
+    @Override
+    public long skipCorrupt(long offset) {
+        RecoveryResult recovered = commitLog.recoveryResult();
+        if (recovered != null) {
+            for (SkippedRange r : recovered.skipped()) {
+                if (r.from() == offset) {
+                    return r.to();
+                }
+            }
+        }
+        return offset;
     }
 
     @Override

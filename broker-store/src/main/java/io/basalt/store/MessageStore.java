@@ -37,6 +37,7 @@ import io.basalt.store.queue.DispatchGate;
 import io.basalt.store.queue.ReputMessageService;
 import io.basalt.store.recovery.AbortMarker;
 import io.basalt.store.recovery.ConsumeQueueRecovery;
+import io.basalt.store.recovery.QueueTailsSeen;
 import io.basalt.store.recovery.StoreCheckpoint;
 import io.basalt.store.retention.DiskSpaceMonitor;
 import io.basalt.store.retention.RetentionPolicy;
@@ -213,7 +214,8 @@ public final class MessageStore implements AutoCloseable {
      * Recovers the CommitLog, then the queues and index against it, and dispatches synchronously
      * whatever they miss; then sets the CommitLog's queue-offset counters from the queues. After a
      * crash (the {@code abort} marker was there), index files ending at or after the checkpoint's
-     * indexMsgTimestamp are deleted first and rebuilt, as RocketMQ does.
+     * indexMsgTimestamp are checked and only a damaged one is deleted and rebuilt (RocketMQ deletes them
+     * all, which made every crash restart re-read the CommitLog from its start).
      */
     public synchronized void load() throws IOException {
         if (state != State.NEW) {
@@ -226,19 +228,36 @@ public final class MessageStore implements AutoCloseable {
                     abortMarker.file());
         }
         long[] firstRecovered = {-1};
+        QueueTailsSeen tails = new QueueTailsSeen();
         commitLog.load(check -> {
             if (firstRecovered[0] < 0) {
                 firstRecovered[0] = check.physicalOffset();
             }
+            tails.record(check);
         });
         // From here on the files may change; until a clean shutdown removes it, the next start recovers.
         abortMarker.create();
         long min = commitLog.minOffset();
         long end = commitLog.maxOffset();
         if (crashed && index != null) {
-            index.deleteFilesEndingAtOrAfter(checkpoint.indexMsgTimestamp());
+            // keep what the index files hold (a killed process leaves them complete in the page cache):
+            // only a file whose content is damaged is deleted and rebuilt, not every unforced one
+            index.deleteCorruptFilesEndingAtOrAfter(checkpoint.indexMsgTimestamp());
         }
         long resume = ConsumeQueueRecovery.recover(queues, index, min, end);
+        resume = tails.resume(queues, resume, min);
+        long firstSkipped = commitLog.recoveryResult() == null ? -1 : commitLog.recoveryResult().firstSkippedOffset();
+        if (firstSkipped >= 0 && firstSkipped < queues.maxPhysicalOffset()) {
+            // recoverySkipCorruptRecords skipped a record the queues may point at: cut queues and index
+            // back to it and rebuild them from the CommitLog, which dispatches only valid records
+            LOG.warn("ConsumeQueues and index cut back to the skipped corrupt CommitLog record at {} and rebuilt "
+                + "from there", firstSkipped);
+            queues.truncateByMaxPhysicOffset(firstSkipped);
+            if (index != null) {
+                index.truncateByMaxPhysicOffset(firstSkipped);
+            }
+            resume = Math.max(min, Math.min(resume, firstSkipped));
+        }
         queues.destroyLeftoversOfDeletedTopics();
         queues.deletedTopics().forgetBelow(min);
         if (crashed && firstRecovered[0] >= 0 && firstRecovered[0] < resume) {
@@ -463,6 +482,21 @@ public final class MessageStore implements AutoCloseable {
             return new GetMessageResult(GetMessageStatus.NO_MATCHED_LOGIC_QUEUE, offset, 0, 0, List.of(), 0, false);
         }
         return reader.getMessage(topic, queueId, offset, maxMsgNums, filter);
+    }
+
+    /**
+     * The number of queues each topic has on disk: the highest queue id whose consume queue holds an
+     * entry, plus one (topics whose queues are all empty are left out). Call after {@link #load()};
+     * the broker compares it with the queue counts of topics.json at start.
+     */
+    public java.util.Map<String, Integer> queueCountsOnDisk() {
+        java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
+        for (ConsumeQueue q : queues.allQueues()) {
+            if (q.maxOffset() > 0) {
+                counts.merge(q.topic(), q.queueId() + 1, Math::max);
+            }
+        }
+        return counts;
     }
 
     /**

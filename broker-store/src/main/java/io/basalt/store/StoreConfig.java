@@ -50,6 +50,7 @@ public final class StoreConfig {
     private final boolean warmMapedFileEnable;
     private final int flushLeastPagesWhenWarmMapedFile;
     private final boolean checkCRCOnRecover;
+    private final boolean recoverySkipCorruptRecords;
     private final boolean enabledAppendPropCRC;
     private final int flushIntervalConsumeQueue;
     private final boolean messageIndexEnable;
@@ -94,6 +95,7 @@ public final class StoreConfig {
         this.warmMapedFileEnable = values.get(StoreKeys.WARM_MAPED_FILE_ENABLE);
         this.flushLeastPagesWhenWarmMapedFile = values.get(StoreKeys.FLUSH_LEAST_PAGES_WHEN_WARM_MAPED_FILE);
         this.checkCRCOnRecover = values.get(StoreKeys.CHECK_CRC_ON_RECOVER);
+        this.recoverySkipCorruptRecords = values.get(StoreKeys.RECOVERY_SKIP_CORRUPT_RECORDS);
         this.enabledAppendPropCRC = values.get(StoreKeys.ENABLED_APPEND_PROP_CRC);
         this.flushIntervalConsumeQueue = values.get(StoreKeys.FLUSH_INTERVAL_CONSUME_QUEUE);
         this.messageIndexEnable = values.get(StoreKeys.MESSAGE_INDEX_ENABLE);
@@ -259,6 +261,11 @@ public final class StoreConfig {
 
     public boolean checkCRCOnRecover() {
         return checkCRCOnRecover;
+    }
+
+    /** Whether recovery skips a corrupt CommitLog record followed by valid ones instead of refusing to start. */
+    public boolean recoverySkipCorruptRecords() {
+        return recoverySkipCorruptRecords;
     }
 
     /** Every appended record ends with the record CRC property (RocketMQ's enabledAppendPropCRC). */
@@ -470,6 +477,10 @@ public final class StoreConfig {
 
         public Builder checkCRCOnRecover(boolean value) {
             return set(StoreKeys.CHECK_CRC_ON_RECOVER, String.valueOf(value));
+        }
+
+        public Builder recoverySkipCorruptRecords(boolean value) {
+            return set(StoreKeys.RECOVERY_SKIP_CORRUPT_RECORDS, String.valueOf(value));
         }
 
         public Builder enabledAppendPropCRC(boolean value) {

@@ -65,10 +65,59 @@ public final class SubscriptionGroupManager {
      * @throws IOException when the file and its backup are both corrupt
      */
     public static SubscriptionGroupManager open(Path configDir, boolean autoCreateSubscriptionGroup) throws IOException {
-        SubscriptionGroupManager m = new SubscriptionGroupManager(new JsonConfigFile(configDir.resolve(FILE_NAME)),
+        SubscriptionGroupManager m = new SubscriptionGroupManager(new JsonConfigFile(configDir.resolve(FILE_NAME),
+            SubscriptionGroupManager::checkGroups),
             autoCreateSubscriptionGroup, System::currentTimeMillis);
         m.load();
         return m;
+    }
+
+    /**
+     * The table must read as RocketMQ's subscription groups, each count a whole number in its range
+     * (retryQueueNums, brokerId, whichBrokerWhenConsumeSlowly, consumeTimeoutMinute, groupSysFlag ≥ 0,
+     * retryMaxTimes ≥ -1) and each forbidden-table entry a whole number ≥ 0: otherwise the file counts as
+     * corrupt (its backup is used, or start-up stops) instead of a group silently losing its retries or
+     * reading from the wrong broker.
+     */
+    static void checkGroups(JsonNode content) throws IOException {
+        SubscriptionGroupWrapper wrapper;
+        try {
+            wrapper = SubscriptionGroupWrapper.fromJson(JsonConfigFile.MAPPER.convertValue(content, Object.class));
+        } catch (JsonException | IllegalArgumentException | ClassCastException e) {
+            throw new IOException("not a subscription group table: " + e.getMessage());
+        }
+        for (Map.Entry<String, SubscriptionGroupConfig> e : wrapper.subscriptionGroupTable().entrySet()) {
+            SubscriptionGroupConfig c = e.getValue();
+            String bad = c.retryQueueNums() < 0 ? "retryQueueNums " + c.retryQueueNums()
+                : c.retryMaxTimes() < -1 ? "retryMaxTimes " + c.retryMaxTimes()
+                : c.brokerId() < 0 ? "brokerId " + c.brokerId()
+                : c.whichBrokerWhenConsumeSlowly() < 0 ? "whichBrokerWhenConsumeSlowly " + c.whichBrokerWhenConsumeSlowly()
+                : c.consumeTimeoutMinute() < 0 ? "consumeTimeoutMinute " + c.consumeTimeoutMinute()
+                : c.groupSysFlag() < 0 ? "groupSysFlag " + c.groupSysFlag() : null;
+            if (bad != null) {
+                throw new IOException("group " + e.getKey() + ": " + bad + " is out of range");
+            }
+        }
+        JsonNode forbidden = content.path("forbiddenTable");
+        if (!forbidden.isMissingNode() && !forbidden.isNull()) {
+            if (!forbidden.isObject()) {
+                throw new IOException("forbiddenTable is not an object");
+            }
+            for (var groups = forbidden.fields(); groups.hasNext(); ) {
+                var group = groups.next();
+                if (!group.getValue().isObject()) {
+                    throw new IOException("forbiddenTable of group " + group.getKey() + " is not an object");
+                }
+                for (var topics = group.getValue().fields(); topics.hasNext(); ) {
+                    var topic = topics.next();
+                    JsonNode v = topic.getValue();
+                    if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < 0) {
+                        throw new IOException("forbiddenTable of group " + group.getKey() + ", topic " + topic.getKey()
+                            + " is " + v + ", not a whole number ≥ 0");
+                    }
+                }
+            }
+        }
     }
 
     private void load() throws IOException {

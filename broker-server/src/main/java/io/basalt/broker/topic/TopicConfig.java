@@ -25,6 +25,12 @@ public record TopicConfig(String topicName, int readQueueNums, int writeQueueNum
         return new TopicConfig(topicName, queueNums, queueNums, perm, "SINGLE_TAG", 0, false, Map.of());
     }
 
+    /** This topic with another read queue count. */
+    public TopicConfig withReadQueueNums(int newReadQueueNums) {
+        return new TopicConfig(topicName, newReadQueueNums, writeQueueNums, perm, topicFilterType, topicSysFlag, order,
+            attributes);
+    }
+
     public TopicConfig withPerm(int newPerm) {
         return new TopicConfig(topicName, readQueueNums, writeQueueNums, newPerm, topicFilterType, topicSysFlag, order,
             attributes);

@@ -186,6 +186,8 @@ public final class CommitLog {
 
     // ---- lifecycle --------------------------------------------------------------------------------
 
+    private volatile RecoveryResult recoveryResult;
+
     /** {@link #load(Consumer)} with no one to tell about the recovered records. */
     public void load() throws IOException {
         load(record -> { });
@@ -195,8 +197,10 @@ public final class CommitLog {
      * Maps the files and recovers the log: after a clean shutdown the last files are checked; after a
      * crash (the {@code abort} marker is still there) every record from the checkpoint's recovery
      * point is verified and passed to {@code onRecoveredRecord} (the consume-queue rebuild). Everything
-     * after the last valid record is cut. Then, if it owns the marker, creates the {@code abort} marker
-     * (a store creates its own once the queues are recovered too).
+     * after the last valid record is cut when it is a torn tail; a corrupt record before the durable
+     * point (or with valid records after it) throws {@link io.basalt.store.CorruptCommitLogException},
+     * or is skipped under recoverySkipCorruptRecords. Then, if it owns the marker, creates the
+     * {@code abort} marker (a store creates its own once the queues are recovered too).
      */
     public synchronized void load(Consumer<RecordCheck> onRecoveredRecord) throws IOException {
         if (state != State.NEW) {
@@ -205,13 +209,19 @@ public final class CommitLog {
         files.load();
         boolean crashed = abortMarker.exists();
         RecoveryResult recovered = new CommitLogRecovery(checkpoint, config.checkCRCOnRecover(), maxMessageSize,
-            config.enabledAppendPropCRC()).recover(files, crashed, onRecoveredRecord);
+            config.enabledAppendPropCRC(), config.recoverySkipCorruptRecords()).recover(files, crashed, onRecoveredRecord);
+        recoveryResult = recovered;
         LOG.info("CommitLog loaded {} files, max offset {}", files.files().size(), recovered.maxOffset());
         if (runFiles == RunFiles.OWNED) {
             abortMarker.create();
         }
         loaded = true;
         state = State.LOADED;
+    }
+
+    /** What {@link #load} recovered (null before it ran). Read on the start-up thread. */
+    public RecoveryResult recoveryResult() {
+        return recoveryResult;
     }
 
     /**
@@ -308,8 +318,9 @@ public final class CommitLog {
 
     /**
      * Runs on the flush thread after a force moved the flushed offset: records it as the recovery point
-     * and, at most every {@code flushCommitLogThoroughInterval} ms, writes the checkpoint file, so a
-     * crash recovery scans only the tail written since (not the whole log).
+     * (the durable point) and writes it to the checkpoint file, forced at most every
+     * {@code flushCommitLogThoroughInterval} ms, so a crash recovery scans only the tail written since
+     * and cuts no flushed record as a torn tail.
      */
     private void onFlushed(long flushedOffset, long storeTimestampOrZero) {
         checkpoint.physicRecoveryOffset(flushedOffset);
@@ -317,14 +328,18 @@ public final class CommitLog {
             checkpoint.physicMsgTimestamp(storeTimestampOrZero);
         }
         long now = clockMs.getAsLong();
-        if (now - lastCheckpointFlushMs >= config.flushCommitLogThoroughInterval()) {
-            lastCheckpointFlushMs = now;
-            try {
+        try {
+            if (now - lastCheckpointFlushMs >= config.flushCommitLogThoroughInterval()) {
+                lastCheckpointFlushMs = now;
                 checkpoint.flushIfChanged();
-            } catch (IOException e) {
-                // The log itself is durable; only a later crash recovery would scan further back.
-                LOG.warn("could not write the checkpoint {}: {}", checkpoint.file(), e.toString());
+            } else {
+                // the durable point in the page cache at every flush (no force): recovery after a process
+                // crash then knows every flushed record is not a torn tail
+                checkpoint.writeIfChanged();
             }
+        } catch (IOException e) {
+            // The log itself is durable; only a later crash recovery would scan further back.
+            LOG.warn("could not write the checkpoint {}: {}", checkpoint.file(), e.toString());
         }
     }
 

@@ -135,6 +135,77 @@ final class IndexFile {
         }
     }
 
+    /**
+     * Why the header cannot be right (null when it can): timestamps or offsets that go backwards, counts
+     * outside the file. Cheap; run for every file at start.
+     */
+    String headerProblem() throws IOException {
+        ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
+        readFully(channel, header, 0);
+        int count = header.getInt(36);
+        int slots = header.getInt(32);
+        if (count < 0 || count > indexNum || slots < 0 || slots > hashSlotNum) {
+            return "indexCount " + count + " / hashSlotCount " + slots + " outside the file";
+        }
+        if (beginTimestamp < 0 || endTimestamp < beginTimestamp || beginPhyOffset < 0 || endPhyOffset < beginPhyOffset) {
+            return "header range goes backwards (timestamps " + beginTimestamp + ".." + endTimestamp + ", offsets "
+                + beginPhyOffset + ".." + endPhyOffset + ")";
+        }
+        return null;
+    }
+
+    /**
+     * Why the items cannot be right (null when they can): every slot points at an item below
+     * indexCount, and every item in use is non-zero, chains to an older item and points into the
+     * header's offset range. Reads the slots and the items in use (20 bytes a key); run after a crash.
+     */
+    String contentProblem() throws IOException {
+        String header = headerProblem();
+        if (header != null) {
+            return header;
+        }
+        int count = indexCount;
+        ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+        int[] slots = new int[hashSlotNum];
+        for (long at = 0; at < (long) hashSlotNum * SLOT_SIZE; at += chunk.capacity()) {
+            chunk.clear().limit((int) Math.min(chunk.capacity(), (long) hashSlotNum * SLOT_SIZE - at));
+            readFully(channel, chunk, HEADER_SIZE + at);
+            for (int i = 0; i < chunk.limit(); i += SLOT_SIZE) {
+                int slot = (int) ((at + i) / SLOT_SIZE);
+                slots[slot] = chunk.getInt(i);
+                // the one key being added when the process died may have its item and slot, not the header
+                if (slots[slot] < 0 || slots[slot] > count) {
+                    return "slot " + slot + " points at item " + slots[slot] + " of " + count;
+                }
+            }
+        }
+        long itemsStart = HEADER_SIZE + (long) hashSlotNum * SLOT_SIZE;
+        int perChunk = chunk.capacity() / ITEM_SIZE;
+        for (int first = 1; first < count; first += perChunk) {
+            int n = Math.min(perChunk, count - first);
+            chunk.clear().limit(n * ITEM_SIZE);
+            readFully(channel, chunk, itemsStart + (long) first * ITEM_SIZE);
+            for (int k = 0; k < n; k++) {
+                int item = first + k;
+                int base = k * ITEM_SIZE;
+                int hash = chunk.getInt(base);
+                long phy = chunk.getLong(base + 4);
+                int timeDiff = chunk.getInt(base + 12);
+                int prev = chunk.getInt(base + 16);
+                boolean zero = hash == 0 && phy == 0 && timeDiff == 0 && prev == 0;
+                if (zero && item > 1 || hash < 0 || prev < 0 || prev >= item || timeDiff < 0 || phy < beginPhyOffset
+                    || phy > endPhyOffset) {
+                    return "item " + item + " (offset " + phy + ", previous " + prev + ") is not a key of this file";
+                }
+                // the newest item of a key's slot is this one or a later one: a lost slot page shows here
+                if (slots[hash % hashSlotNum] < item) {
+                    return "slot " + (hash % hashSlotNum) + " does not reach item " + item;
+                }
+            }
+        }
+        return null;
+    }
+
     private static void readFully(FileChannel channel, ByteBuffer dst, long position) throws IOException {
         long at = position;
         while (dst.hasRemaining()) {

@@ -79,8 +79,18 @@ public final class IndexService implements Closeable {
         }
         paths.sort(null);
         try {
-            for (Path p : paths) {
-                service.files.add(IndexFile.load(p, hashSlotNum, indexNum));
+            for (int i = 0; i < paths.size(); i++) {
+                Path p = paths.get(i);
+                // a file of the wrong size stops the start (it names the file: truncated, or the slot and
+                // item counts changed); a wrong header is damage, rebuilt
+                IndexFile f = IndexFile.load(p, hashSlotNum, indexNum);
+                String problem = f.headerProblem();
+                if (problem != null) {
+                    f.close();
+                    service.deleteCorruptFrom(paths.subList(i, paths.size()), p, problem);
+                    break;
+                }
+                service.files.add(f);
             }
         } catch (IOException e) {
             service.closeQuietly(e);
@@ -88,6 +98,47 @@ public final class IndexService implements Closeable {
         }
         LOG.info("Loaded {} index files from {}", service.files.size(), indexDir);
         return service;
+    }
+
+    /**
+     * A corrupt index file and every newer one are deleted: start-up re-dispatches the CommitLog from
+     * the end of the last good file (or the log's start), which rebuilds them before the broker serves.
+     */
+    private void deleteCorruptFrom(List<Path> paths, Path corrupt, String problem) throws IOException {
+        LOG.warn("Index file {} is corrupt ({}): deleting it and the {} newer index files; they are rebuilt from the "
+            + "CommitLog at start", corrupt, problem, paths.size() - 1);
+        for (Path p : paths) {
+            Files.deleteIfExists(p);
+        }
+    }
+
+    /**
+     * Crash recovery: checks the content of each file ending at or after {@code indexMsgTimestamp} (the
+     * ones the last forced checkpoint does not cover; see {@link IndexFile#contentProblem()}). The first
+     * corrupt one is deleted with every newer file, and rebuilt by the re-dispatch from
+     * {@link #resumeOffset()}; intact files are kept, so a crash restart re-indexes only the tail after
+     * the last indexed record instead of the whole CommitLog. Returns the number of files deleted.
+     */
+    public int deleteCorruptFilesEndingAtOrAfter(long indexMsgTimestamp) throws IOException {
+        for (int i = 0; i < files.size(); i++) {
+            IndexFile f = files.get(i);
+            if (f.endTimestamp() < indexMsgTimestamp) {
+                continue;
+            }
+            String problem = f.contentProblem();
+            if (problem == null) {
+                continue;
+            }
+            List<IndexFile> doomed = new ArrayList<>(files.subList(i, files.size()));
+            LOG.warn("Index file {} is corrupt after a crash ({}): deleting it and the {} newer index files; they are "
+                + "rebuilt from the CommitLog at start", f.fileName(), problem, doomed.size() - 1);
+            for (IndexFile d : doomed) {
+                files.remove(d);
+                d.delete();
+            }
+            return doomed.size();
+        }
+        return 0;
     }
 
     private static boolean isTimestampName(String name) {

@@ -22,6 +22,15 @@ public interface DispatchSource {
      */
     View read(long offset);
 
+    /**
+     * Where dispatch goes on when {@code offset} starts a CommitLog range recovery skipped as corrupt
+     * (recoverySkipCorruptRecords): the next valid record; {@code offset} itself otherwise, as always
+     * when nothing was skipped.
+     */
+    default long skipCorrupt(long offset) {
+        return offset;
+    }
+
     /** A held slice of one CommitLog file. */
     interface View extends AutoCloseable {
         /** Position 0 is the byte at the offset asked for. */

@@ -242,9 +242,15 @@ public final class ReputMessageService extends ServiceThread {
             int count = 0;
             int position = 0;
             while (position < readable && count < maxRecords) {
+                long offset = from + position;
+                long skipTo = source.skipCorrupt(offset);
+                if (skipTo > offset) {
+                    // a record recovery skipped as corrupt: never in a queue or the index
+                    cursor = skipTo;
+                    return count;
+                }
                 buffer.position(position);
                 RecordCheck check = decoder.check(buffer, false);
-                long offset = from + position;
                 switch (check.status()) {
                     case OK -> {
                         if (check.physicalOffset() != offset) {

@@ -47,6 +47,7 @@ public final class CommitLogRecovery {
     private final boolean checkCrc;
     private final int windowSize;
     private final boolean appendRecordCrc;
+    private final boolean skipCorrupt;
 
     /** A recovery for a store that appends without the record CRC property (RocketMQ's default format). */
     public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize) {
@@ -64,6 +65,16 @@ public final class CommitLogRecovery {
      */
     public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize,
                              boolean appendRecordCrc) {
+        this(checkpoint, checkCrc, maxMessageSize, appendRecordCrc, false);
+    }
+
+    /**
+     * @param skipCorrupt recoverySkipCorruptRecords: skip a corrupt record that is not a torn tail
+     *                    (and report it) instead of refusing to start
+     */
+    public CommitLogRecovery(StoreCheckpoint checkpoint, boolean checkCrc, int maxMessageSize,
+                             boolean appendRecordCrc, boolean skipCorrupt) {
+        this.skipCorrupt = skipCorrupt;
         this.checkpoint = checkpoint;
         this.checkCrc = checkCrc;
         this.appendRecordCrc = appendRecordCrc;
@@ -146,11 +157,14 @@ public final class CommitLogRecovery {
         int startIndex = crash ? crashStartIndex(segments) : Math.max(0, segments.size() - NORMAL_RECOVERY_FILES);
         long start = segments.get(startIndex).fileFromOffset();
         long recordCrcFrom = checkpoint.recordCrcFromOffset() >= 0 ? checkpoint.recordCrcFromOffset() : Long.MAX_VALUE;
-        CommitLogScanner.ScanResult r = new CommitLogScanner(checkCrc, windowSize, recordCrcFrom)
+        // The durable point: the checkpoint's recovery offset is only ever set to an offset a force made
+        // durable, so every record below it was flushed (and, under SYNC_FLUSH, acknowledged).
+        long durable = checkpoint.physicRecoveryOffset();
+        CommitLogScanner.ScanResult r = new CommitLogScanner(checkCrc, windowSize, recordCrcFrom, durable, skipCorrupt)
             .scan(segments, start, onRecord);
         RecoveryResult result = new RecoveryResult(crash, start, r.endOffset(), r.recordsScanned(), r.bytesDropped(),
-            r.stopReason());
-        report(result);
+            r.stopReason(), r.skipped());
+        report(result, segments);
         return result;
     }
 
@@ -211,11 +225,22 @@ public final class CommitLogRecovery {
         return head.remaining() >= position + 8 ? head.getLong(position) : -1;
     }
 
-    private void report(RecoveryResult r) {
+    /** The CommitLog file holding {@code offset} (the last one when past its end). */
+    private static java.nio.file.Path fileOf(List<CommitLogScanner.Segment> segments, long offset) {
+        for (CommitLogScanner.Segment s : segments) {
+            if (offset < s.fileFromOffset() + s.fileSize()) {
+                return s.path();
+            }
+        }
+        return segments.get(segments.size() - 1).path();
+    }
+
+    private void report(RecoveryResult r, List<CommitLogScanner.Segment> segments) {
         long recoveryOffset = checkpoint.physicRecoveryOffset();
         if (r.bytesDropped() > 0) {
-            LOG.warn("CommitLog {} recovery: valid log ends at {} ({}); dropped {} bytes after it; scanned {} records "
-                + "from {}", r.crashRecovery() ? "crash" : "normal", r.maxOffset(), r.stopReason(), r.bytesDropped(),
+            LOG.warn("CommitLog {} recovery: torn tail truncated in file {} at offset {} ({}): {} bytes dropped past "
+                + "the durable point {}; scanned {} records from {}", r.crashRecovery() ? "crash" : "normal",
+                fileOf(segments, r.maxOffset()), r.maxOffset(), r.stopReason(), r.bytesDropped(), recoveryOffset,
                 r.recordsScanned(), r.scanStartOffset());
         } else {
             LOG.info("CommitLog {} recovery: valid log ends at {} ({}); scanned {} records from {}",

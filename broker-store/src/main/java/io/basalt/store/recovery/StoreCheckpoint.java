@@ -73,6 +73,8 @@ public final class StoreCheckpoint implements AutoCloseable {
     private boolean closed;
     /** The values the last flush wrote, in slot order. */
     private final long[] flushed = new long[SLOT_VALUES];
+    /** The values of the last write, forced or not. */
+    private final long[] written = new long[SLOT_VALUES];
 
     private StoreCheckpoint(Path file, FileChannel channel) {
         this.file = file;
@@ -138,6 +140,7 @@ public final class StoreCheckpoint implements AutoCloseable {
         }
         for (int i = 0; i < SLOT_VALUES; i++) {
             flushed[i] = image.getLong(best + 8 + 8 * i);
+            written[i] = flushed[i];
         }
         physicMsgTimestamp = image.getLong(best + 8);
         logicsMsgTimestamp = image.getLong(best + 16);
@@ -165,6 +168,26 @@ public final class StoreCheckpoint implements AutoCloseable {
 
     /** Writes the current values into the next slot and the RocketMQ fields, then forces the file. */
     public synchronized void flush() throws IOException {
+        write(true);
+    }
+
+    /**
+     * Writes the values into the next slot without forcing, when one changed since the last write: a
+     * process crash keeps the page cache, so the next recovery knows the durable point of the last
+     * flush, not of the last forced checkpoint; a power loss leaves an older, still safe point.
+     * Returns whether it wrote.
+     */
+    public synchronized boolean writeIfChanged() throws IOException {
+        if (physicMsgTimestamp == written[0] && logicsMsgTimestamp == written[1] && indexMsgTimestamp == written[2]
+            && masterFlushedOffset == written[3] && confirmPhyOffset == written[4]
+            && physicRecoveryOffset == written[5] && recordCrcFromOffset == written[6]) {
+            return false;
+        }
+        write(false);
+        return true;
+    }
+
+    private void write(boolean force) throws IOException {
         if (closed) {
             throw new IllegalStateException("checkpoint " + file + " is closed");
         }
@@ -188,6 +211,12 @@ public final class StoreCheckpoint implements AutoCloseable {
         ByteBuffer out = image.duplicate().clear();
         while (out.hasRemaining()) {
             channel.write(out, out.position());
+        }
+        for (int i = 0; i < SLOT_VALUES; i++) {
+            written[i] = image.getLong(slot + 8 + 8 * i);
+        }
+        if (!force) {
+            return;
         }
         channel.force(false);
         for (int i = 0; i < SLOT_VALUES; i++) {

@@ -75,7 +75,7 @@ class CommitLogRecoveryTest {
         int filesBefore = log.segments().size();
         int victim = log.recordsBefore(FILE_SIZE) + 3;   // a record in the second file
         long victimAt = log.recordOffsets.get(victim);
-        log.zeroFrom(victimAt + log.recordLengths.get(victim) / 2);
+        log.tearFrom(victimAt + log.recordLengths.get(victim) / 2);
         log.garbage(victimAt + FILE_SIZE, 500, 1);        // a later file has bytes: it must go
 
         List<RecordCheck> seen = new ArrayList<>();
@@ -218,8 +218,9 @@ class CommitLogRecoveryTest {
         TestLog log = logWith(50);
         checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
         long cut = log.recordOffsets.get(40);
-        checkpoint.physicRecoveryOffset(log.writeOffset());
+        checkpoint.physicRecoveryOffset(log.recordOffsets.get(30));
         log.fill(cut + 4, 4, (byte) 0x11);
+        log.tearFrom(cut + 8);
         RecoveryResult r = recover(log, true, new ArrayList<>());
         assertEquals(cut, r.maxOffset());
         assertEquals(cut, checkpoint.physicRecoveryOffset());
@@ -245,6 +246,7 @@ class CommitLogRecoveryTest {
         long victim = log.recordOffsets.get(20);
         long victimEnd = victim + log.recordLengths.get(20);
         log.fill(victimEnd - 5, 5, (byte) 0);      // torn inside the properties: the body CRC still matches
+        log.tearFrom(victimEnd);
         checkpoint = StoreCheckpoint.open(dir.resolve("checkpoint"));
         checkpoint.recordCrcFromOffset(log.recordOffsets.get(10));
         RecoveryResult r = recover(log, true, new ArrayList<>());

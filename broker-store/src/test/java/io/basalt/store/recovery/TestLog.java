@@ -128,6 +128,17 @@ final class TestLog {
         fill(offset, (int) (fileFrom + fileSize - offset), (byte) 0);
     }
 
+    /**
+     * A torn tail: zeroes everything from {@code offset} on, in its file and every later one (writes
+     * that never reached the disk; nothing valid follows).
+     */
+    void tearFrom(long offset) throws IOException {
+        zeroFrom(offset);
+        for (long from = offset - offset % fileSize + fileSize; java.nio.file.Files.exists(file(from)); from += fileSize) {
+            fill(from, fileSize, (byte) 0);
+        }
+    }
+
     /** Index of the last record that ends at or before {@code endOffset}, plus one. */
     int recordsBefore(long endOffset) {
         int n = 0;
