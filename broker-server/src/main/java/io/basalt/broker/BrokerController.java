@@ -28,6 +28,7 @@ import io.basalt.broker.metrics.MetricsService;
 import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.offset.OffsetPersister;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.broker.processor.SlaveReadPolicy;
 import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
@@ -101,6 +102,7 @@ public final class BrokerController {
     private final MessageStore store;
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
+    private final OffsetPersister offsetPersister;
     private final SubscriptionGroupManager subscriptionGroups;
     private final ClientManager clients;
     private final PullRequestHoldService pullHold;
@@ -132,6 +134,7 @@ public final class BrokerController {
         this.store = store;
         this.topics = topics;
         this.offsets = offsets;
+        this.offsetPersister = new OffsetPersister(offsets);
         this.subscriptionGroups = subscriptionGroups;
         BrokerConfig broker = configuration.broker();
         this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis, group ->
@@ -420,6 +423,9 @@ public final class BrokerController {
         // before anything is served: a master deposed while it was down must not take a write
         nameServerPresence.fenceIfRoutedToAnotherMaster();
         pullHold.start();
+        // offsets are written soon after each change (batched, see OffsetPersister); the periodic write stays as
+        // RocketMQ's flushConsumerOffsetInterval
+        offsets.onChange(offsetPersister::changed);
         long offsetPeriodMs = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriodMs,
             offsetPeriodMs, TimeUnit.MILLISECONDS);
@@ -490,6 +496,8 @@ public final class BrokerController {
             });
         }
         scheduler.shutdownNow();
+        offsets.onChange(() -> { });
+        offsetPersister.close();
         persistOffsets();
         step("persisting topics", () -> {
             try {
