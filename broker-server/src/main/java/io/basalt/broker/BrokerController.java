@@ -28,6 +28,7 @@ import io.basalt.broker.metrics.MetricsService;
 import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.offset.OffsetPersister;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.broker.processor.SlaveReadPolicy;
 import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
@@ -106,6 +107,7 @@ public final class BrokerController {
     private final MessageStore store;
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
+    private final OffsetPersister offsetPersister;
     private final SubscriptionGroupManager subscriptionGroups;
     private final ClientManager clients;
     private final PullRequestHoldService pullHold;
@@ -139,6 +141,7 @@ public final class BrokerController {
         this.store = store;
         this.topics = topics;
         this.offsets = offsets;
+        this.offsetPersister = new OffsetPersister(offsets);
         this.subscriptionGroups = subscriptionGroups;
         this.metadataPersister = new MetadataPersister(MetadataPersister.DEFAULT_INTERVAL_MS, ErrorPolicy.resilient());
         topics.persistSendPathChangesWith(metadataPersister);
@@ -458,6 +461,9 @@ public final class BrokerController {
         nameServerPresence.fenceIfRoutedToAnotherMaster();
         pullHold.start();
         metadataPersister.start();
+        // offsets are written soon after each change (batched, see OffsetPersister); the periodic write stays as
+        // RocketMQ's flushConsumerOffsetInterval
+        offsets.onChange(offsetPersister::changed);
         long offsetPeriodMs = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriodMs,
             offsetPeriodMs, TimeUnit.MILLISECONDS);
@@ -528,6 +534,8 @@ public final class BrokerController {
             });
         }
         scheduler.shutdownNow();
+        offsets.onChange(() -> { });
+        offsetPersister.close();
         persistOffsets();
         step("writing the metadata tables still dirty", metadataPersister::shutdown);
         step("persisting topics", () -> {

@@ -34,6 +34,7 @@ public final class ConsumerOffsetManager {
      * which take the master's. Commits do not bump it (RocketMQ's neither).
      */
     private volatile DataVersion dataVersion = new DataVersion(0, System.currentTimeMillis(), 0);
+    private volatile Runnable onChange = () -> { };
 
     ConsumerOffsetManager(JsonConfigFile file) {
         this.file = file;
@@ -97,7 +98,18 @@ public final class ConsumerOffsetManager {
     }
 
     public void commitOffset(String clientHost, String group, String topic, int queueId, long offset) {
-        offsetTable.computeIfAbsent(key(topic, group), k -> new ConcurrentHashMap<>()).put(queueId, offset);
+        Long previous = offsetTable.computeIfAbsent(key(topic, group), k -> new ConcurrentHashMap<>()).put(queueId, offset);
+        if (previous == null || previous != offset) {
+            onChange.run();
+        }
+    }
+
+    /**
+     * Called (on the committing thread) after a commit changed an offset; the broker hands in its
+     * {@link OffsetPersister#changed()} so the file follows the table within one write. Set once at start.
+     */
+    public void onChange(Runnable listener) {
+        this.onChange = listener;
     }
 
     /** The committed offset, or -1 when the group has none for this queue. */
