@@ -28,7 +28,6 @@ import io.basalt.broker.metrics.MetricsService;
 import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.offset.ConsumerOffsetManager;
-import io.basalt.broker.offset.OffsetPersister;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.broker.processor.SlaveReadPolicy;
 import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
@@ -107,7 +106,6 @@ public final class BrokerController {
     private final MessageStore store;
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
-    private final OffsetPersister offsetPersister;
     private final SubscriptionGroupManager subscriptionGroups;
     private final ClientManager clients;
     private final PullRequestHoldService pullHold;
@@ -141,7 +139,6 @@ public final class BrokerController {
         this.store = store;
         this.topics = topics;
         this.offsets = offsets;
-        this.offsetPersister = new OffsetPersister(offsets);
         this.subscriptionGroups = subscriptionGroups;
         this.metadataPersister = new MetadataPersister(MetadataPersister.DEFAULT_INTERVAL_MS, ErrorPolicy.resilient());
         topics.persistSendPathChangesWith(metadataPersister);
@@ -461,9 +458,9 @@ public final class BrokerController {
         nameServerPresence.fenceIfRoutedToAnotherMaster();
         pullHold.start();
         metadataPersister.start();
-        // offsets are written soon after each change (batched, see OffsetPersister); the periodic write stays as
-        // RocketMQ's flushConsumerOffsetInterval
-        offsets.onChange(offsetPersister::changed);
+        // a committed offset reaches consumerOffset.json within one persister interval (0.2 s), so a kill -9
+        // does not send a group's offset back by up to flushConsumerOffsetInterval; the periodic write stays
+        offsets.onChange(metadataPersister.register("consumerOffset.json", offsets::persist)::markDirty);
         long offsetPeriodMs = configuration.broker().flushConsumerOffsetInterval();
         scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriodMs,
             offsetPeriodMs, TimeUnit.MILLISECONDS);
@@ -535,7 +532,6 @@ public final class BrokerController {
         }
         scheduler.shutdownNow();
         offsets.onChange(() -> { });
-        offsetPersister.close();
         persistOffsets();
         step("writing the metadata tables still dirty", metadataPersister::shutdown);
         step("persisting topics", () -> {

@@ -105,8 +105,9 @@ public final class ConsumerOffsetManager {
     }
 
     /**
-     * Called (on the committing thread) after a commit changed an offset; the broker hands in its
-     * {@link OffsetPersister#changed()} so the file follows the table within one write. Set once at start.
+     * Called (on the committing thread) after a commit changed an offset; the broker hands in a
+     * {@code MetadataPersister} table's {@code markDirty}, so the file follows the table within one
+     * persister interval. Must not block. Set once at start.
      */
     public void onChange(Runnable listener) {
         this.onChange = listener;

@@ -6,23 +6,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
 
+import io.basalt.broker.metadata.MetadataPersister;
+import io.basalt.common.service.ErrorPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A commit reaches consumerOffset.json by itself, without waiting for the periodic write: before this,
- * a kill -9 within flushConsumerOffsetInterval of a commit sent the group's offset back (the crash loop
- * saw 320 go back to 224).
+ * A commit reaches consumerOffset.json by itself, through the metadata persister, without waiting for
+ * the periodic write: before this, a kill -9 within flushConsumerOffsetInterval of a commit sent the
+ * group's offset back (the crash loop saw 320 go back to 224).
  */
-class OffsetPersisterTest {
+class OffsetWrittenOnChangeTest {
     @TempDir
     Path dir;
 
     @Test
     void aCommitIsOnDiskWithoutThePeriodicWrite() throws Exception {
         ConsumerOffsetManager offsets = ConsumerOffsetManager.open(dir);
-        OffsetPersister persister = new OffsetPersister(offsets);
-        offsets.onChange(persister::changed);
+        MetadataPersister persister = new MetadataPersister(50, ErrorPolicy.resilient());
+        offsets.onChange(persister.register("consumerOffset.json", offsets::persist)::markDirty);
+        persister.start();
         try {
             for (long o = 1; o <= 500; o++) {
                 offsets.commitOffset("127.0.0.1", "cg", "T", (int) (o % 4), o);
@@ -34,7 +37,7 @@ class OffsetPersisterTest {
             assertEquals(498, reopened.queryOffset("cg", "T", 2));
             assertEquals(499, reopened.queryOffset("cg", "T", 3));
         } finally {
-            persister.close();
+            persister.shutdown();
         }
     }
 
