@@ -114,6 +114,9 @@ public final class BrokerMetrics implements TrafficObserver {
         gauge("basalt_store_fail_stopped",
             "1 once the store turned read-only after a write failure or a durability-critical service error",
             () -> store.isFailStopped() ? 1 : 0);
+        CounterWithCallback.builder().name("basalt_corrupt_records_read")
+            .help("CommitLog records a read found corrupt (CRC mismatch) and did not serve; a retried record counts again")
+            .callback(cb -> cb.call(store.corruptRecordsRead())).register(registry);
         CounterWithCallback.builder().name("basalt_service_errors")
             .help("Unexpected errors of a service thread's rounds (a durability-critical one also fail-stops the store)")
             .labelNames("service")
