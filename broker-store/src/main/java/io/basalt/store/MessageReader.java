@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every record is checked before it is served: its body CRC, and its record CRC (topic and
  * properties too) when it carries one ({@code enabledAppendPropCRC}). A corrupt record (bit rot) is
  * never returned: the batch ends before it with the good records read so far; when it is the first
- * one the pull answers {@link GetMessageStatus#OFFSET_FOUND_NULL} with the next-begin offset left on
+ * one the pull answers {@link GetMessageStatus#MESSAGE_CORRUPT} with the next-begin offset left on
  * it, so the consumer keeps its queue and retries until an operator resets its offset past it.
  */
 final class MessageReader {
@@ -166,7 +166,7 @@ final class MessageReader {
                             next + processed, damage);
                     if (found.isEmpty()) {
                         // stay on the bad record: the consumer keeps its queue and its offset
-                        return new GetMessageResult(GetMessageStatus.OFFSET_FOUND_NULL, next + processed, minOffset,
+                        return new GetMessageResult(GetMessageStatus.MESSAGE_CORRUPT, next + processed, minOffset,
                                 maxOffset, List.of(), 0, false);
                     }
                     full = true;

@@ -127,11 +127,11 @@ class CorruptRecordReadTest {
     }
 
     @Test
-    void aPullStartingOnACorruptRecordAnswersOffsetFoundNullAndStaysOnIt() throws IOException {
+    void aPullStartingOnACorruptRecordAnswersMessageCorruptAndStaysOnIt() throws IOException {
         flipBodyByte(105);
         for (int attempt = 0; attempt < 3; attempt++) {
             try (GetMessageResult r = reader.getMessage("T", 0, 105, 32, null)) {
-                assertEquals(GetMessageStatus.OFFSET_FOUND_NULL, r.status());
+                assertEquals(GetMessageStatus.MESSAGE_CORRUPT, r.status());
                 assertEquals(0, r.messageCount());
                 assertEquals(105, r.nextBeginOffset());
             }
