@@ -12,4 +12,7 @@ interface CommitLogReader {
 
     /** Start of the file after the one holding {@code offset}. */
     long rollNextFile(long offset);
+
+    /** Size of each CommitLog file; a file is named after its start offset (20 digits). */
+    int fileSize();
 }

@@ -20,6 +20,11 @@ public enum GetMessageStatus {
     NO_MATCHED_LOGIC_QUEUE,
     /** The queue exists but has never held a message. */
     NO_MESSAGE_IN_QUEUE,
+    /**
+     * Basalt: the record at the next-begin offset is corrupt (its CRC no longer matches: bit rot) and is
+     * not served; the broker answers an error the consumer retries after a pause, on the same offset.
+     */
+    MESSAGE_CORRUPT,
     /** RocketMQ 5.x: the offset was reset (not produced by this store; kept for the wire mapping). */
     OFFSET_RESET
 }

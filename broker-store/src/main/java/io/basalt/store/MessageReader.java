@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
+import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.queue.ConsumeQueue;
 import io.basalt.store.queue.ConsumeQueueEntry;
 import io.basalt.store.queue.ConsumeQueueStore;
@@ -19,6 +20,12 @@ import org.slf4j.LoggerFactory;
  * CommitLog records as held slices. RocketMQ's statuses, next-begin offsets,
  * batch limits (in-memory vs on-disk transfer caps) and suggest-pull-from-slave hint. Stateless
  * apart from a thread-local entry buffer; any thread.
+ *
+ * <p>Every record is checked before it is served: its body CRC, and its record CRC (topic and
+ * properties too) when it carries one ({@code enabledAppendPropCRC}). A corrupt record (bit rot) is
+ * never returned: the batch ends before it with the good records read so far; when it is the first
+ * one the pull answers {@link GetMessageStatus#MESSAGE_CORRUPT} with the next-begin offset left on
+ * it, so the consumer keeps its queue and retries until an operator resets its offset past it.
  */
 final class MessageReader {
     private static final Logger LOG = LoggerFactory.getLogger(MessageReader.class);
@@ -30,8 +37,14 @@ final class MessageReader {
     private final ReadLimits limits;
     private final ThreadLocal<ByteBuffer> entryBuffer;
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
+    private final CorruptRecordLog corrupt;
 
     MessageReader(ConsumeQueueStore queues, CommitLogReader log, ReadLimits limits) {
+        this(queues, log, limits, new CorruptRecordLog(System::currentTimeMillis));
+    }
+
+    MessageReader(ConsumeQueueStore queues, CommitLogReader log, ReadLimits limits, CorruptRecordLog corrupt) {
+        this.corrupt = corrupt;
         this.queues = queues;
         this.log = log;
         this.limits = limits;
@@ -146,6 +159,19 @@ final class MessageReader {
                     nextFileStart = log.rollNextFile(physicalOffset);
                     continue;
                 }
+                String damage = damage(record);
+                if (damage != null) {
+                    record.release();
+                    corrupt.report(fileName(physicalOffset), physicalOffset, queue.topic(), queue.queueId(),
+                            next + processed, damage);
+                    if (found.isEmpty()) {
+                        // stay on the bad record: the consumer keeps its queue and its offset
+                        return new GetMessageResult(GetMessageStatus.MESSAGE_CORRUPT, next + processed, minOffset,
+                                maxOffset, List.of(), 0, false);
+                    }
+                    full = true;
+                    break;
+                }
                 if (filter.needsProperties() && !matchesProperties(filter, record)) {
                     record.release();
                     continue;
@@ -159,6 +185,21 @@ final class MessageReader {
         }
         boolean suggestSlave = maxOffsetPy - maxPhyOffsetPulling > memory;
         return new GetMessageResult(status, next, minOffset, maxOffset, List.copyOf(found), totalSize, suggestSlave);
+    }
+
+    /** Why the record's CRCs do not match its bytes, or null when they do (or it is not a message record). */
+    private String damage(SelectedBuffer record) {
+        RecordCheck check = decoder.check(record.buffer().duplicate(), true);
+        return check.isOk() ? null : check.reason();
+    }
+
+    private String fileName(long physicalOffset) {
+        return String.format("%020d", physicalOffset - physicalOffset % log.fileSize());
+    }
+
+    /** Corrupt records found by reads since start. */
+    long corruptRecordsFound() {
+        return corrupt.count();
     }
 
     /** The CommitLog stage of the filter: a record whose properties cannot be located does not match. */

@@ -144,6 +144,11 @@ public final class MessageStore implements AutoCloseable {
             public long rollNextFile(long offset) {
                 return commitLog.rollNextFile(offset);
             }
+
+            @Override
+            public int fileSize() {
+                return commitLog.fileSize();
+            }
         }, ReadLimits.of(config, environment.physicalMemoryBytes()));
         RetentionPolicy policy = RetentionPolicy.of(config);
         this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), environment.diskUsage(),
@@ -816,6 +821,14 @@ public final class MessageStore implements AutoCloseable {
      */
     public long commitLogFilesDeletedEarly() {
         return commitLog.filesDeletedBeforeExpiry();
+    }
+
+    /**
+     * CommitLog records reads found corrupt since start (CRC mismatch: bit rot); none of them was served.
+     * A consumer retrying a bad record counts again on each pull.
+     */
+    public long corruptRecordsRead() {
+        return reader.corruptRecordsFound();
     }
 
     /** True once the store fail-stopped (read-only for good); {@link #failStopCause()} says why. */

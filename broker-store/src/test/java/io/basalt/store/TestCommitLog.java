@@ -72,6 +72,11 @@ final class TestCommitLog implements CommitLogReader, DispatchSource, AutoClosea
     }
 
     @Override
+    public int fileSize() {
+        return files.fileSize();
+    }
+
+    @Override
     public long dispatchLimit() {
         return maxOffset();
     }

@@ -126,6 +126,9 @@ public final class BrokerMetrics implements TrafficObserver {
         gauge("basalt_dispatch_write_blocked",
             "1 while the dispatcher cannot write ConsumeQueue entries or index keys (full disk); puts are refused meanwhile",
             () -> store.dispatchWriteBlocked() != null ? 1 : 0);
+        CounterWithCallback.builder().name("basalt_corrupt_records_read")
+            .help("CommitLog records a read found corrupt (CRC mismatch) and did not serve; a retried record counts again")
+            .callback(cb -> cb.call(store.corruptRecordsRead())).register(registry);
         CounterWithCallback.builder().name("basalt_service_errors")
             .help("Unexpected errors of a service thread's rounds (a durability-critical one also fail-stops the store)")
             .labelNames("service")

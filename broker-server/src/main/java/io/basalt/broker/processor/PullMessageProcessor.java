@@ -215,6 +215,10 @@ public final class PullMessageProcessor implements RequestProcessor {
                 requestOffset != 0 ? ResponseCode.PULL_OFFSET_MOVED : ResponseCode.PULL_NOT_FOUND;
             case OFFSET_TOO_SMALL, OFFSET_OVERFLOW_BADLY, OFFSET_RESET -> ResponseCode.PULL_OFFSET_MOVED;
             case OFFSET_OVERFLOW_ONE, OFFSET_FOUND_NULL -> ResponseCode.PULL_NOT_FOUND;
+            // Not a pull status: RocketMQ 5.2.0 clients raise it as a broker exception and pull the same
+            // offset again after a pause (1 s lite pull, 3 s push), keeping the queue. PULL_NOT_FOUND
+            // would be held and woken at once (the queue has messages past it): a busy loop.
+            case MESSAGE_CORRUPT -> ResponseCode.SYSTEM_ERROR;
         };
     }
 
@@ -224,7 +228,11 @@ public final class PullMessageProcessor implements RequestProcessor {
         long next = decision.keepRequestOffset() ? requestOffset
             : status == GetMessageStatus.NO_MESSAGE_IN_QUEUE || status == GetMessageStatus.NO_MATCHED_LOGIC_QUEUE
             ? 0 : result.nextBeginOffset();
-        RemotingCommand response = RemotingCommand.response(code, status.name());
+        RemotingCommand response = RemotingCommand.response(code, status == GetMessageStatus.MESSAGE_CORRUPT
+            ? "MESSAGE_CORRUPT: the CommitLog record at queue offset " + result.nextBeginOffset()
+                + " is corrupt (CRC mismatch) and is not served; the broker log names its file and offset;"
+                + " reset the consumer offset past it to read on"
+            : status.name());
         response.putExtField("suggestWhichBrokerId", Long.toString(decision.suggestWhichBrokerId()));
         response.putExtField("nextBeginOffset", Long.toString(next));
         response.putExtField("minOffset", Long.toString(result.minOffset()));
