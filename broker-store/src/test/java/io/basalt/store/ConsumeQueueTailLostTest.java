@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.StoreFiles;
 
 /**
@@ -32,24 +30,17 @@ import io.basalt.store.mappedfile.StoreFiles;
 class ConsumeQueueTailLostTest {
     @TempDir
     Path root;
-    private final StoreTestSupport.SettableClock clock =
-        new StoreTestSupport.SettableClock(StoreTestSupport.nextHourUtc(Instant.now(), 12));
+    private final StoreTestSupport.SettableClock clock = StoreTestSupport.noonClock();
     private final AtomicReference<Double> diskUsage = new AtomicReference<>(0.10);
     private MessageStore store;
 
     @AfterEach
     void shutdown() {
-        if (store != null) {
-            store.shutdown();
-        }
-        assertEquals(0, MappedFile.liveMappings(), "every mapping is released");
+        StoreTestSupport.shutdownAndCheckMappings(store);
     }
 
     private void start() throws IOException {
-        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH),
-            StoreTestSupport.environment(clock, diskUsage));
-        store.load();
-        store.start();
+        store = StoreTestSupport.openStarted(root, clock, diskUsage);
     }
 
     private List<String> pullAll(int queueId) {

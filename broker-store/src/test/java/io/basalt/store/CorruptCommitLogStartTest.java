@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.StoreFiles;
 
 /**
@@ -38,17 +36,13 @@ class CorruptCommitLogStartTest {
 
     @TempDir
     Path root;
-    private final StoreTestSupport.SettableClock clock =
-        new StoreTestSupport.SettableClock(StoreTestSupport.nextHourUtc(Instant.now(), 12));
+    private final StoreTestSupport.SettableClock clock = StoreTestSupport.noonClock();
     private final AtomicReference<Double> diskUsage = new AtomicReference<>(0.10);
     private MessageStore store;
 
     @AfterEach
     void shutdown() {
-        if (store != null) {
-            store.shutdown();
-        }
-        assertEquals(0, MappedFile.liveMappings(), "every mapping is released");
+        StoreTestSupport.shutdownAndCheckMappings(store);
     }
 
     private MessageStore open(boolean skip) throws IOException {

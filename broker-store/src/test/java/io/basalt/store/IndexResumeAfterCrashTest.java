@@ -12,7 +12,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.basalt.store.mappedfile.MappedFile;
 
 /**
  * A crash restart keeps the index files it finds intact (the same files, not deleted and rebuilt from
@@ -29,24 +27,17 @@ import io.basalt.store.mappedfile.MappedFile;
 class IndexResumeAfterCrashTest {
     @TempDir
     Path root;
-    private final StoreTestSupport.SettableClock clock =
-        new StoreTestSupport.SettableClock(StoreTestSupport.nextHourUtc(Instant.now(), 12));
+    private final StoreTestSupport.SettableClock clock = StoreTestSupport.noonClock();
     private final AtomicReference<Double> diskUsage = new AtomicReference<>(0.10);
     private MessageStore store;
 
     @AfterEach
     void shutdown() {
-        if (store != null) {
-            store.shutdown();
-        }
-        assertEquals(0, MappedFile.liveMappings(), "every mapping is released");
+        StoreTestSupport.shutdownAndCheckMappings(store);
     }
 
     private void start() throws IOException {
-        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH),
-            StoreTestSupport.environment(clock, diskUsage));
-        store.load();
-        store.start();
+        store = StoreTestSupport.openStarted(root, clock, diskUsage);
     }
 
     /** Item 0 of an index file is never used: a mark there survives only if the file is kept. */

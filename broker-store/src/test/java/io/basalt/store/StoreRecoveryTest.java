@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,7 +23,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.mappedfile.MappedFile;
 import io.basalt.store.mappedfile.StoreFiles;
 
 import org.junit.jupiter.api.AfterEach;
@@ -37,26 +35,20 @@ class StoreRecoveryTest {
 
     @TempDir
     Path root;
-    private final StoreTestSupport.SettableClock clock =
-            new StoreTestSupport.SettableClock(StoreTestSupport.nextHourUtc(Instant.now(), 12));
+    private final StoreTestSupport.SettableClock clock = StoreTestSupport.noonClock();
     private final AtomicReference<Double> diskUsage = new AtomicReference<>(0.10);
     private MessageStore store;
 
     @AfterEach
     void shutdown() {
-        if (store != null) {
-            store.shutdown();
-        }
-        assertEquals(0, MappedFile.liveMappings(), "every mapping is released");
+        StoreTestSupport.shutdownAndCheckMappings(store);
     }
 
     private MessageStore restart() throws IOException {
         if (store != null) {
             store.shutdown();
         }
-        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH), StoreTestSupport.environment(clock, diskUsage));
-        store.load();
-        store.start();
+        store = StoreTestSupport.openStarted(root, clock, diskUsage);
         return store;
     }
 

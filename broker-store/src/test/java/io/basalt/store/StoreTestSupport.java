@@ -45,6 +45,28 @@ final class StoreTestSupport {
     }
 
     /** The next {@code hour}:30 UTC at or after {@code from}. */
+    /** A clock at noon UTC of the next day-hour boundary, so retention's deleteWhen never fires by accident. */
+    static SettableClock noonClock() {
+        return new SettableClock(nextHourUtc(Instant.now(), 12));
+    }
+
+    /** An ASYNC_FLUSH store in {@code root}, loaded and started: a test's restart after a stop or a crash. */
+    static MessageStore openStarted(Path root, SettableClock clock, AtomicReference<Double> diskUsage) throws java.io.IOException {
+        MessageStore store = MessageStore.open(config(root, FlushDiskType.ASYNC_FLUSH), environment(clock, diskUsage));
+        store.load();
+        store.start();
+        return store;
+    }
+
+    /** After a test: shuts the store down (when it is open) and checks that every mapping was released. */
+    static void shutdownAndCheckMappings(MessageStore store) {
+        if (store != null) {
+            store.shutdown();
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(0, io.basalt.store.mappedfile.MappedFile.liveMappings(),
+            "every mapping is released");
+    }
+
     static Instant nextHourUtc(Instant from, int hour) {
         var t = from.atZone(ZoneOffset.UTC).withMinute(30).withSecond(0).withNano(0).withHour(hour);
         if (t.toInstant().isBefore(from)) {

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,7 +23,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.mappedfile.MappedFile;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,27 +34,20 @@ class TopicDeletionTest {
 
     @TempDir
     Path root;
-    private final StoreTestSupport.SettableClock clock =
-            new StoreTestSupport.SettableClock(StoreTestSupport.nextHourUtc(Instant.now(), 12));
+    private final StoreTestSupport.SettableClock clock = StoreTestSupport.noonClock();
     private final AtomicReference<Double> diskUsage = new AtomicReference<>(0.10);
     private MessageStore store;
 
     @AfterEach
     void shutdown() {
-        if (store != null) {
-            store.shutdown();
-        }
-        assertEquals(0, MappedFile.liveMappings(), "every mapping is released");
+        StoreTestSupport.shutdownAndCheckMappings(store);
     }
 
     private void restart() throws IOException {
         if (store != null) {
             store.shutdown();
         }
-        store = MessageStore.open(StoreTestSupport.config(root, FlushDiskType.ASYNC_FLUSH),
-                StoreTestSupport.environment(clock, diskUsage));
-        store.load();
-        store.start();
+        store = StoreTestSupport.openStarted(root, clock, diskUsage);
     }
 
     /** Kills the store as kill -9 would leave it: files as they are, the abort marker there. */
