@@ -59,6 +59,7 @@ public final class ConsumeQueueStore implements Closeable {
     public static ConsumeQueueStore open(Path consumeQueueDir, int mappedFileSizeConsumeQueue, int maxOpenFiles)
             throws IOException {
         OpenFileBudget budget = new OpenFileBudget(maxOpenFiles);
+        warnIfOverFdLimit(maxOpenFiles);
         int fileSize = fileSizeFor(mappedFileSizeConsumeQueue);
         DeletedTopics deleted = DeletedTopics.open(consumeQueueDir.resolveSibling(DeletedTopics.FILE_NAME));
         ConsumeQueueStore store = new ConsumeQueueStore(consumeQueueDir, fileSize, deleted, budget);
@@ -83,6 +84,18 @@ public final class ConsumeQueueStore implements Closeable {
         }
         LOG.info("Loaded {} consume queues from {}", store.allQueues().size(), consumeQueueDir);
         return store;
+    }
+
+    /** A bound near the process's open-file limit leaves no descriptors for CommitLog, index and sockets. */
+    private static void warnIfOverFdLimit(int maxOpenFiles) {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+            long limit = unix.getMaxFileDescriptorCount();
+            if (maxOpenFiles != Integer.MAX_VALUE && limit > 0 && maxOpenFiles > limit / 2) {
+                LOG.warn("maxOpenConsumeQueueFiles={} is more than half of this process's open-file limit {}: "
+                        + "lower it or raise the limit (ulimit -n)", maxOpenFiles, limit);
+            }
+        }
     }
 
     /** RocketMQ's MessageStoreConfig.getMappedFileSizeConsumeQueue(): rounded up to whole entries. */
