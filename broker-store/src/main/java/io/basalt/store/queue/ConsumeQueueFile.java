@@ -212,6 +212,7 @@ final class ConsumeQueueFile {
         }
         if (channel == null) {
             channel = FileChannel.open(path, creating ? OPEN_CREATE : OPEN_EXISTING);
+            creating = false; // a reopen never recreates a file removed behind the store's back
             budget.opened(this);
         }
         pins++;
