@@ -184,7 +184,8 @@ public final class MessageStore implements AutoCloseable {
         ConsumeQueueStore queues = null;
         IndexService index = null;
         try {
-            queues = ConsumeQueueStore.open(root.resolve("consumequeue"), config.mappedFileSizeConsumeQueue());
+            queues = ConsumeQueueStore.open(root.resolve("consumequeue"), config.mappedFileSizeConsumeQueue(),
+                    config.maxOpenConsumeQueueFiles());
             if (config.messageIndexEnable()) {
                 index = IndexService.open(root.resolve("index"), config.maxHashSlotNum(), config.maxIndexNum(),
                         environment.clock());

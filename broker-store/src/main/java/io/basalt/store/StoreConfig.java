@@ -33,6 +33,7 @@ public final class StoreConfig {
     private final String storePathCommitLog;
     private final int mappedFileSizeCommitLog;
     private final int mappedFileSizeConsumeQueue;
+    private final int maxOpenConsumeQueueFiles;
     private final FlushDiskType flushDiskType;
     private final int flushIntervalCommitLog;
     private final int flushCommitLogLeastPages;
@@ -78,6 +79,7 @@ public final class StoreConfig {
         this.storePathCommitLog = values.get(StoreKeys.STORE_PATH_COMMIT_LOG).toString();
         this.mappedFileSizeCommitLog = values.get(StoreKeys.MAPPED_FILE_SIZE_COMMIT_LOG);
         this.mappedFileSizeConsumeQueue = values.get(StoreKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE);
+        this.maxOpenConsumeQueueFiles = values.get(StoreKeys.MAX_OPEN_CONSUME_QUEUE_FILES);
         this.flushDiskType = values.get(StoreKeys.FLUSH_DISK_TYPE);
         this.flushIntervalCommitLog = values.get(StoreKeys.FLUSH_INTERVAL_COMMIT_LOG);
         this.flushCommitLogLeastPages = values.get(StoreKeys.FLUSH_COMMIT_LOG_LEAST_PAGES);
@@ -179,6 +181,11 @@ public final class StoreConfig {
     /** Size of one ConsumeQueue file, bytes (a multiple of the 20-byte entry). */
     public int mappedFileSizeConsumeQueue() {
         return mappedFileSizeConsumeQueue;
+    }
+
+    /** Most ConsumeQueue files open at once across the store. */
+    public int maxOpenConsumeQueueFiles() {
+        return maxOpenConsumeQueueFiles;
     }
 
     public FlushDiskType flushDiskType() {
@@ -409,6 +416,10 @@ public final class StoreConfig {
 
         public Builder mappedFileSizeConsumeQueue(int value) {
             return set(StoreKeys.MAPPED_FILE_SIZE_CONSUME_QUEUE, String.valueOf(value));
+        }
+
+        public Builder maxOpenConsumeQueueFiles(int value) {
+            return set(StoreKeys.MAX_OPEN_CONSUME_QUEUE_FILES, String.valueOf(value));
         }
 
         public Builder flushDiskType(FlushDiskType value) {

@@ -42,6 +42,9 @@ public final class StoreKeys {
     public static final ConfigKey<Integer> MAPPED_FILE_SIZE_CONSUME_QUEUE = key("mappedFileSizeConsumeQueue", SECTION,
         integer(20, 2_147_483_640), "6000000",
         "Size of one ConsumeQueue file, bytes (rounded up to a multiple of the 20-byte entry)");
+    public static final ConfigKey<Integer> MAX_OPEN_CONSUME_QUEUE_FILES = key("maxOpenConsumeQueueFiles", SECTION,
+        integer(16, 1_000_000), "4096", "Basalt: most ConsumeQueue files open at once across all queues; the least recently"
+        + " used idle one is flushed and closed to open another (keep it well under the process's open-file limit)");
 
     // Flush and commit
     public static final ConfigKey<FlushDiskType> FLUSH_DISK_TYPE = key("flushDiskType", SECTION, oneOf(FlushDiskType.class),
@@ -132,6 +135,7 @@ public final class StoreKeys {
     /** The store's keys, in documentation order. */
     public static final KeyTable TABLE = KeyTable.of(List.of(
         STORE_PATH_ROOT_DIR, STORE_PATH_COMMIT_LOG, MAPPED_FILE_SIZE_COMMIT_LOG, MAPPED_FILE_SIZE_CONSUME_QUEUE,
+        MAX_OPEN_CONSUME_QUEUE_FILES,
         FLUSH_DISK_TYPE, FLUSH_INTERVAL_COMMIT_LOG, FLUSH_COMMIT_LOG_LEAST_PAGES, FLUSH_COMMIT_LOG_THOROUGH_INTERVAL,
         FLUSH_COMMIT_LOG_TIMED, COMMIT_INTERVAL_COMMIT_LOG, COMMIT_COMMIT_LOG_LEAST_PAGES, COMMIT_COMMIT_LOG_THOROUGH_INTERVAL,
         WAKE_COMMIT_WHEN_PUT_MESSAGE, SYNC_FLUSH_TIMEOUT, MAX_MESSAGE_SIZE, OS_PAGE_CACHE_BUSY_TIME_OUT_MILLS,

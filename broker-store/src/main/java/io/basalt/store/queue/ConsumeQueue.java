@@ -61,6 +61,7 @@ public final class ConsumeQueue {
     private final Path dir;
     private final int fileSize;
     private final CopyOnWriteArrayList<ConsumeQueueFile> files;
+    private final OpenFileBudget budget;
     private final ByteBuffer pending = ByteBuffer.allocate(PENDING_ENTRIES * ConsumeQueueEntry.SIZE);
 
     private volatile long minLogicByteOffset;
@@ -72,7 +73,7 @@ public final class ConsumeQueue {
     private long writeLogicByteOffset;
     private long writePhysicOffset;
 
-    ConsumeQueue(String topic, int queueId, Path dir, int fileSize, List<ConsumeQueueFile> loaded) {
+    ConsumeQueue(String topic, int queueId, Path dir, int fileSize, List<ConsumeQueueFile> loaded, OpenFileBudget budget) {
         if (fileSize <= 0 || fileSize % ConsumeQueueEntry.SIZE != 0) {
             throw new IllegalArgumentException("mappedFileSizeConsumeQueue must be a positive multiple of 20: " + fileSize);
         }
@@ -81,6 +82,7 @@ public final class ConsumeQueue {
         this.dir = dir;
         this.fileSize = fileSize;
         this.files = new CopyOnWriteArrayList<>(loaded);
+        this.budget = budget;
         if (!loaded.isEmpty()) {
             ConsumeQueueFile last = loaded.get(loaded.size() - 1);
             this.minLogicByteOffset = loaded.get(0).fileFromOffset();
@@ -95,6 +97,11 @@ public final class ConsumeQueue {
      * {@link #recover()}.
      */
     public static ConsumeQueue open(Path dir, String topic, int queueId, int fileSize) throws IOException {
+        return open(dir, topic, queueId, fileSize, OpenFileBudget.unbounded());
+    }
+
+    /** As {@link #open(Path, String, int, int)}, the files' channels opened lazily within {@code budget}. */
+    static ConsumeQueue open(Path dir, String topic, int queueId, int fileSize, OpenFileBudget budget) throws IOException {
         Files.createDirectories(dir);
         List<Path> paths = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
@@ -124,14 +131,14 @@ public final class ConsumeQueue {
                     throw new IOException("ConsumeQueue file " + p + " does not follow the previous file (expected "
                             + StoreFiles.fileName(expected) + ")");
                 }
-                loaded.add(ConsumeQueueFile.open(dir, from, fileSize));
+                loaded.add(ConsumeQueueFile.open(dir, from, fileSize, budget));
                 expected = from + fileSize;
             }
         } catch (IOException | RuntimeException e) {
             Closeables.closeAllAfter(e, loaded, ConsumeQueueFile::close);
             throw e;
         }
-        return new ConsumeQueue(topic, queueId, dir, fileSize, loaded);
+        return new ConsumeQueue(topic, queueId, dir, fileSize, loaded, budget);
     }
 
     public String topic() {
@@ -285,7 +292,7 @@ public final class ConsumeQueue {
                 return last;
             }
         }
-        ConsumeQueueFile created = ConsumeQueueFile.open(dir, logicByteOffset - logicByteOffset % fileSize, fileSize);
+        ConsumeQueueFile created = ConsumeQueueFile.open(dir, logicByteOffset - logicByteOffset % fileSize, fileSize, budget);
         files.add(created);
         return created;
     }

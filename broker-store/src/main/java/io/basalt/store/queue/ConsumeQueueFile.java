@@ -22,48 +22,63 @@ import io.basalt.store.mappedfile.StoreFiles;
  * file can be closed and deleted while a reader is in a call; that reader gets
  * {@link ClosedChannelException} and treats the entries as gone, no reader can crash on an unmapped
  * page. One writer (the dispatcher or recovery); any number of readers.
+ *
+ * <p>The channel is opened lazily, on the first read or write, through the store's
+ * {@link OpenFileBudget}, which may close it again while no thread uses it (each read, write and
+ * flush pins it for its duration). Closing to make room forces unflushed writes first, so
+ * {@link #flush()} keeps its meaning: every write before it is on disk afterwards. Only
+ * {@link #close()} and {@link #delete()} close a channel a thread is using, and after them the file
+ * never opens again: a reader that sees -1 from {@link #read} still knows the file is gone.
  */
 final class ConsumeQueueFile {
     private final Path path;
     private final long fileFromOffset;
     private final int fileSize;
-    private final FileChannel channel;
+    private final OpenFileBudget budget;
+
+    // Guarded by this: the open channel (null while closed), how many threads use it, and whether
+    // close() or delete() ended the file for good.
+    private FileChannel channel;
+    private int pins;
+    private boolean ended;
+    private volatile long lastUse;
     private volatile boolean dirty;
 
-    private ConsumeQueueFile(Path path, long fileFromOffset, int fileSize, FileChannel channel) {
+    private ConsumeQueueFile(Path path, long fileFromOffset, int fileSize, OpenFileBudget budget) {
         this.path = path;
         this.fileFromOffset = fileFromOffset;
         this.fileSize = fileSize;
-        this.channel = channel;
+        this.budget = budget;
     }
 
-    /** Opens an existing file, or creates it with {@code fileSize} zero bytes (unwritten entries are zeros). */
-    static ConsumeQueueFile open(Path dir, long fileFromOffset, int fileSize) throws IOException {
+    /**
+     * Loads an existing file without opening it, or creates it with {@code fileSize} zero bytes
+     * (unwritten entries are zeros); a file just created keeps its channel open for the writer.
+     */
+    static ConsumeQueueFile open(Path dir, long fileFromOffset, int fileSize, OpenFileBudget budget) throws IOException {
         Path path = dir.resolve(StoreFiles.fileName(fileFromOffset));
-        boolean created = !Files.exists(path);
-        FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        try {
-            long length = channel.size();
-            if (created || length == 0) {
-                // Same size as RocketMQ's preallocated mapping, so RocketMQ's size check accepts it.
-                channel.write(ByteBuffer.wrap(new byte[1]), fileSize - 1L);
+        ConsumeQueueFile file = new ConsumeQueueFile(path, fileFromOffset, fileSize, budget);
+        long length = Files.exists(path) ? Files.size(path) : 0;
+        if (length == 0) {
+            // Same size as RocketMQ's preallocated mapping, so RocketMQ's size check accepts it.
+            FileChannel ch = file.pin(true);
+            try {
+                ch.write(ByteBuffer.wrap(new byte[1]), fileSize - 1L);
                 // real blocks now: a full disk fails this open, never an entry write halfway through a batch
                 FileBlockAllocator.allocate(path, fileSize);
-                channel.force(true);
-                Directories.fsync(dir);
-            } else if (length != fileSize) {
-                throw new IOException("ConsumeQueue file " + path + " has " + length
-                        + " bytes, mappedFileSizeConsumeQueue says " + fileSize);
+                ch.force(true);
+            } catch (IOException e) {
+                file.unpin();
+                file.delete(); // no half-allocated file left behind: the next attempt creates it afresh
+                throw e;
             }
-        } catch (IOException e) {
-            channel.close();
-            if (created) {
-                Files.deleteIfExists(path);
-            }
-            throw e;
+            file.unpin();
+            Directories.fsync(dir);
+        } else if (length != fileSize) {
+            throw new IOException("ConsumeQueue file " + path + " has " + length
+                    + " bytes, mappedFileSizeConsumeQueue says " + fileSize);
         }
-        return new ConsumeQueueFile(path, fileFromOffset, fileSize, channel);
+        return file;
     }
 
     Path path() {
@@ -83,10 +98,19 @@ final class ConsumeQueueFile {
      * when the file has been closed (deleted by retention or truncation) under the reader.
      */
     int read(int position, ByteBuffer dst) {
+        FileChannel ch;
+        try {
+            ch = pin(false);
+        } catch (IOException e) {
+            throw new UncheckedIOException("open of ConsumeQueue file " + path + " failed", e);
+        }
+        if (ch == null) {
+            return -1;
+        }
         int total = 0;
         try {
             while (dst.hasRemaining() && position + total < fileSize) {
-                int n = channel.read(dst, (long) position + total);
+                int n = ch.read(dst, (long) position + total);
                 if (n < 0) {
                     break;
                 }
@@ -94,17 +118,28 @@ final class ConsumeQueueFile {
             }
             return total;
         } catch (ClosedChannelException e) {
+            forget(ch);
             return -1;
         } catch (IOException e) {
             throw new UncheckedIOException("read of ConsumeQueue file " + path + " at " + position + " failed", e);
+        } finally {
+            unpin();
         }
     }
 
     void write(int position, ByteBuffer src) throws IOException {
-        while (src.hasRemaining()) {
-            position += channel.write(src, position);
+        FileChannel ch = pin(false);
+        if (ch == null) {
+            throw new ClosedChannelException();
         }
-        dirty = true;
+        try {
+            dirty = true; // before the bytes land, so an eviction after this write forces them
+            while (src.hasRemaining()) {
+                position += ch.write(src, position);
+            }
+        } finally {
+            unpin();
+        }
     }
 
     /** Zeroes the bytes from {@code position} to the end of the file. */
@@ -118,20 +153,145 @@ final class ConsumeQueueFile {
         }
     }
 
+    /** Forces the writes since the last flush; a file with none is not opened. */
     void flush() throws IOException {
-        if (dirty) {
+        FileChannel ch;
+        synchronized (this) {
+            if (!dirty || channel == null) {
+                return; // clean, or closed (eviction forced it before closing)
+            }
+            ch = channel;
+            pins++;
             dirty = false;
-            channel.force(false);
+        }
+        try {
+            ch.force(false);
+        } catch (IOException e) {
+            dirty = true;
+            throw e;
+        } finally {
+            unpin();
         }
     }
 
+    /** Flushes nothing: closes the channel for good (callers flush first). */
     void close() throws IOException {
-        channel.close();
+        FileChannel ch;
+        synchronized (this) {
+            ended = true;
+            ch = channel;
+            channel = null;
+        }
+        if (ch != null) {
+            budget.closed(this);
+            ch.close();
+        }
     }
 
     /** Closes, renames to {@code .delete} and removes the file (a crash in between leaves only a .delete file). */
     void delete() throws IOException {
-        channel.close();
+        close();
         StoreFiles.delete(path);
+    }
+
+    // --- used by OpenFileBudget -------------------------------------------------------------
+
+    synchronized boolean hasChannel() {
+        return channel != null;
+    }
+
+    synchronized boolean pinned() {
+        return pins > 0;
+    }
+
+    long lastUse() {
+        return lastUse;
+    }
+
+    /** Under the budget's lock: opens the channel if needed and pins it; null once the file ended. */
+    synchronized FileChannel openAndPinLocked() throws IOException {
+        if (ended) {
+            return null;
+        }
+        if (channel == null) {
+            channel = FileChannel.open(path, creating ? OPEN_CREATE : OPEN_EXISTING);
+            creating = false; // a reopen never recreates a file removed behind the store's back
+            budget.opened(this);
+        }
+        pins++;
+        lastUse = budget.tick();
+        return channel;
+    }
+
+    /**
+     * Under the budget's lock: closes the channel if no thread uses it, forcing unflushed writes
+     * first (fdatasync), so a later {@link #flush()} that finds it closed has nothing to do.
+     * Returns whether it closed it; on a failed force the channel stays open and dirty.
+     */
+    synchronized boolean closeIfIdle() throws IOException {
+        if (pins > 0 || channel == null) {
+            return false;
+        }
+        if (dirty) {
+            channel.force(false);
+            dirty = false;
+            budget.flushedOnEviction();
+        }
+        FileChannel ch = channel;
+        channel = null;
+        budget.closed(this);
+        ch.close();
+        return true;
+    }
+
+    // --- pinning ----------------------------------------------------------------------------
+
+    private static final java.util.Set<StandardOpenOption> OPEN_EXISTING =
+            java.util.EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
+    private static final java.util.Set<StandardOpenOption> OPEN_CREATE =
+            java.util.EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    private boolean creating;
+
+    /** The open channel, pinned until {@link #unpin()}; null once the file was closed or deleted. */
+    private FileChannel pin(boolean create) throws IOException {
+        synchronized (this) {
+            if (ended) {
+                return null;
+            }
+            if (channel != null) {
+                pins++;
+                lastUse = budget.tick();
+                return channel;
+            }
+            creating = create;
+        }
+        return budget.openPinned(this);
+    }
+
+    private void unpin() {
+        boolean idle;
+        synchronized (this) {
+            idle = --pins == 0;
+        }
+        if (idle) {
+            budget.released();
+        }
+    }
+
+    /**
+     * A channel closed under a reader that neither close() nor delete() closed (an interrupted
+     * read closes a FileChannel): drop it so the next use opens the file again.
+     */
+    private void forget(FileChannel ch) {
+        boolean dropped = false;
+        synchronized (this) {
+            if (channel == ch) {
+                channel = null;
+                dropped = true;
+            }
+        }
+        if (dropped) {
+            budget.closed(this);
+        }
     }
 }

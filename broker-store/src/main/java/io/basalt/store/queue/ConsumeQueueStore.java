@@ -30,12 +30,14 @@ public final class ConsumeQueueStore implements Closeable {
     private final Path dir;
     private final int fileSize;
     private final DeletedTopics deletedTopics;
+    private final OpenFileBudget budget;
     private final ConcurrentMap<String, ConcurrentMap<Integer, ConsumeQueue>> queues = new ConcurrentHashMap<>();
     /** Writer thread only: queues with appended, uncommitted entries. */
     private final Set<ConsumeQueue> uncommitted = new LinkedHashSet<>();
 
-    private ConsumeQueueStore(Path dir, int fileSize, DeletedTopics deletedTopics) {
+    private ConsumeQueueStore(Path dir, int fileSize, DeletedTopics deletedTopics, OpenFileBudget budget) {
         this.dir = dir;
+        this.budget = budget;
         this.fileSize = fileSize;
         this.deletedTopics = deletedTopics;
     }
@@ -47,9 +49,20 @@ public final class ConsumeQueueStore implements Closeable {
      * RocketMQ does.
      */
     public static ConsumeQueueStore open(Path consumeQueueDir, int mappedFileSizeConsumeQueue) throws IOException {
+        return open(consumeQueueDir, mappedFileSizeConsumeQueue, Integer.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #open(Path, int)}, with at most {@code maxOpenFiles} ConsumeQueue files open at once
+     * across all queues ({@code maxOpenConsumeQueueFiles}); loading opens none of them.
+     */
+    public static ConsumeQueueStore open(Path consumeQueueDir, int mappedFileSizeConsumeQueue, int maxOpenFiles)
+            throws IOException {
+        OpenFileBudget budget = new OpenFileBudget(maxOpenFiles);
+        warnIfOverFdLimit(maxOpenFiles);
         int fileSize = fileSizeFor(mappedFileSizeConsumeQueue);
         DeletedTopics deleted = DeletedTopics.open(consumeQueueDir.resolveSibling(DeletedTopics.FILE_NAME));
-        ConsumeQueueStore store = new ConsumeQueueStore(consumeQueueDir, fileSize, deleted);
+        ConsumeQueueStore store = new ConsumeQueueStore(consumeQueueDir, fileSize, deleted, budget);
         Files.createDirectories(consumeQueueDir);
         try (DirectoryStream<Path> topics = Files.newDirectoryStream(consumeQueueDir, Files::isDirectory)) {
             for (Path topicDir : topics) {
@@ -63,7 +76,7 @@ public final class ConsumeQueueStore implements Closeable {
                             LOG.warn("Ignoring {}: not a queue id directory", idDir);
                             continue;
                         }
-                        ConsumeQueue q = ConsumeQueue.open(idDir, topic, queueId, fileSize);
+                        ConsumeQueue q = ConsumeQueue.open(idDir, topic, queueId, fileSize, budget);
                         store.queues.computeIfAbsent(topic, t -> new ConcurrentHashMap<>()).put(queueId, q);
                     }
                 }
@@ -71,6 +84,18 @@ public final class ConsumeQueueStore implements Closeable {
         }
         LOG.info("Loaded {} consume queues from {}", store.allQueues().size(), consumeQueueDir);
         return store;
+    }
+
+    /** A bound near the process's open-file limit leaves no descriptors for CommitLog, index and sockets. */
+    private static void warnIfOverFdLimit(int maxOpenFiles) {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+            long limit = unix.getMaxFileDescriptorCount();
+            if (maxOpenFiles != Integer.MAX_VALUE && limit > 0 && maxOpenFiles > limit / 2) {
+                LOG.warn("maxOpenConsumeQueueFiles={} is more than half of this process's open-file limit {}: "
+                        + "lower it or raise the limit (ulimit -n)", maxOpenFiles, limit);
+            }
+        }
     }
 
     /** RocketMQ's MessageStoreConfig.getMappedFileSizeConsumeQueue(): rounded up to whole entries. */
@@ -147,9 +172,24 @@ public final class ConsumeQueueStore implements Closeable {
         if (q != null) {
             return q;
         }
-        q = ConsumeQueue.open(dir.resolve(topic).resolve(Integer.toString(queueId)), topic, queueId, fileSize);
+        q = ConsumeQueue.open(dir.resolve(topic).resolve(Integer.toString(queueId)), topic, queueId, fileSize, budget);
         queues.computeIfAbsent(topic, t -> new ConcurrentHashMap<>()).put(queueId, q);
         return q;
+    }
+
+    /** ConsumeQueue file channels open now, across every queue (at most maxOpenConsumeQueueFiles). */
+    public int openFileCount() {
+        return budget.openCount();
+    }
+
+    /** The most ConsumeQueue file channels open at once since the store opened. */
+    public int openFileHighWater() {
+        return budget.highWater();
+    }
+
+    /** Channels closed to stay within the bound since the store opened. */
+    public long openFileEvictions() {
+        return budget.evictions();
     }
 
     public List<ConsumeQueue> allQueues() {
