@@ -110,7 +110,7 @@ class OverloadTest {
                                 timeoutCleanQueue.incrementAndGet();
                             }
                         } else {
-                            otherErrors.put(key, String.valueOf(e));
+                            otherErrors.put(key, errorKind(e));
                         }
                         answered.countDown();
                     }
@@ -173,6 +173,7 @@ class OverloadTest {
             warm.shutdown();
             memory.close();
 
+            closedBefore.forEach((reason, n) -> figures.put("closedDuringOverload." + reason, n));
             figures.put("sent", messages).put("acknowledged", acknowledged.size()).put("busyAnswers", busy.size())
                 .put("timeoutCleanQueue", timeoutCleanQueue.get()).put("otherErrors", otherErrors.size())
                 .put("stored", stored).put("lost", ackedMissing).put("duplicated", duplicated)
@@ -180,7 +181,7 @@ class OverloadTest {
                 .put("nonReaderRequestsWritten", requestsWritten.get()).put("unwritableCloses", unwritableCloses)
                 .put("rssStartMiB", memory.rssAtStart() / MIB).put("rssMaxMiB", memory.rssMax() / MIB)
                 .put("heapMaxMiB", memory.heapMax() / MIB).put("directMaxMiB", memory.directMax() / MIB)
-                .report();
+                .put("otherErrorKinds", otherErrorKinds(otherErrors)).report();
             assertTrue(busy.size() > 0, "the overload produced busy answers");
             assertEquals(0, ackedMissing, "every acknowledged message is stored");
             assertEquals(0, duplicated, "no message is stored twice");
@@ -195,6 +196,15 @@ class OverloadTest {
         }
     }
 
+    /** A short name for a failure that is not a busy answer: exception class and response code. */
+    private static String errorKind(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ":" + responseCode(e);
+    }
+
     /** The broker's response code carried by a failed send (possibly wrapped), or -1. */
     private static int responseCode(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -206,6 +216,15 @@ class OverloadTest {
             }
         }
         return -1;
+    }
+
+    /** Counts of the other failures by kind, as {@code kind*n,kind*n}. */
+    private static String otherErrorKinds(Map<String, String> otherErrors) {
+        Map<String, Integer> byKind = new java.util.TreeMap<>();
+        otherErrors.values().forEach(k -> byKind.merge(k, 1, Integer::sum));
+        StringBuilder b = new StringBuilder();
+        byKind.forEach((k, n) -> b.append(b.length() == 0 ? "" : ",").append(k).append('*').append(n));
+        return b.length() == 0 ? "none" : b.toString();
     }
 
     /** Messages stored in a topic: the sum over its queues of max - min offset. */
