@@ -77,6 +77,7 @@ class OverloadTest {
             Set<String> busy = ConcurrentHashMap.newKeySet();
             AtomicLong timeoutCleanQueue = new AtomicLong();
             Map<String, String> otherErrors = new ConcurrentHashMap<>();
+            java.util.concurrent.atomic.AtomicReference<String> firstOtherError = new java.util.concurrent.atomic.AtomicReference<>();
             CountDownLatch answered = new CountDownLatch(messages);
             List<DefaultMQProducer> senders = new ArrayList<>();
             for (int p = 0; p < producers; p++) {
@@ -111,6 +112,7 @@ class OverloadTest {
                             }
                         } else {
                             otherErrors.put(key, errorKind(e));
+                            firstOtherError.compareAndSet(null, String.valueOf(e.getMessage()).replaceAll("\\s+", "_"));
                         }
                         answered.countDown();
                     }
@@ -181,7 +183,8 @@ class OverloadTest {
                 .put("nonReaderRequestsWritten", requestsWritten.get()).put("unwritableCloses", unwritableCloses)
                 .put("rssStartMiB", memory.rssAtStart() / MIB).put("rssMaxMiB", memory.rssMax() / MIB)
                 .put("heapMaxMiB", memory.heapMax() / MIB).put("directMaxMiB", memory.directMax() / MIB)
-                .put("otherErrorKinds", otherErrorKinds(otherErrors)).report();
+                .put("otherErrorKinds", otherErrorKinds(otherErrors))
+                .put("firstOtherError", firstOtherError.get()).report();
             assertTrue(busy.size() > 0, "the overload produced busy answers");
             assertEquals(0, ackedMissing, "every acknowledged message is stored");
             assertEquals(0, duplicated, "no message is stored twice");
