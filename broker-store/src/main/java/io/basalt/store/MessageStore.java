@@ -430,21 +430,18 @@ public final class MessageStore implements AutoCloseable {
         if (state != State.RUNNING) {
             return PutMessageStatus.SERVICE_NOT_AVAILABLE;
         }
-        if (diskMonitor.isDiskFull() || dispatchWriteBlocked() != null) {
-            return PutMessageStatus.SERVICE_NOT_AVAILABLE;
-        }
-        if (dispatchGate.refuses()) {
+        if (diskMonitor.isDiskFull() || dispatchGate.refuses()) {
             return PutMessageStatus.SERVICE_NOT_AVAILABLE;
         }
         return null;
     }
 
-    /** Why puts are refused because dispatch stopped (null while it runs); see {@code DispatchGate}. */
+    /** Why puts are refused because dispatch stopped or pauses (null while it runs); see {@code DispatchGate}. */
     public String dispatchStoppedReason() {
         return dispatchGate.reason();
     }
 
-    /** Puts refused so far because dispatch had stopped. */
+    /** Puts refused so far because dispatch had stopped or paused. */
     public long dispatchStoppedRefusals() {
         return dispatchGate.refusals();
     }

@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
  * record it could not write into its consume queue or index, such as "Too many open files" while creating a
  * queue file, or its thread ended by an {@link Error}), a put would be acknowledged and never readable, so it
  * is refused instead (SERVICE_NOT_AVAILABLE, with {@link #reason()} as the remark) for as long as dispatch
- * stays stopped. The put that revealed it is logged once; every refusal is counted ({@link #refusals()}).
+ * stays stopped. The same holds while the dispatcher pauses on a write it retries (a full disk, no file
+ * descriptor left): puts are refused until it has written again. The put that revealed it is logged once
+ * per reason; every refusal is counted ({@link #refusals()}).
  *
  * <p>Threads: {@link #refuses()} on put threads; it only reads the dispatcher's volatile state.
  */
@@ -52,7 +54,12 @@ public final class DispatchGate {
             return alarm;
         }
         Throwable died = r.terminalError();
-        return died == null ? null : "the dispatcher thread ended: " + died;
+        if (died != null) {
+            return "the dispatcher thread ended: " + died;
+        }
+        // paused, not stopped: it retries the write (a full disk, no file descriptor) and puts resume with it
+        String blocked = r.writeBlocked();
+        return blocked == null ? null : "dispatch paused: " + blocked;
     }
 
     /** Puts refused so far because dispatch had stopped (a metric). */
