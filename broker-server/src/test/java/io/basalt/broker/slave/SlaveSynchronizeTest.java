@@ -87,12 +87,15 @@ class SlaveSynchronizeTest {
         assertEquals(master.topics().dataVersion(), slave.topics().dataVersion(), "the slave took the master's version");
         assertEquals(master.subscriptionGroups().dataVersion(), slave.subscriptionGroups().dataVersion());
         Path slaveConfig = dir.resolve("slave/config");
-        assertTrue(Files.readString(slaveConfig.resolve("topics.json")).contains("\"Synced\""), "persisted");
-        assertTrue(Files.readString(slaveConfig.resolve("subscriptionGroup.json")).contains("\"cg-synced\""));
-        assertTrue(Files.readString(slaveConfig.resolve("consumerOffset.json")).contains("Synced@cg-synced"));
-        assertArrayEquals("{\"offsetTable\":{1:12,3:4}}".getBytes(StandardCharsets.UTF_8),
-            Files.readAllBytes(slaveConfig.resolve("delayOffset.json")), "the master's body, as it came");
-        assertEquals("{\"messageRequestModeMap\":{}}", Files.readString(slaveConfig.resolve("messageRequestMode.json")));
+        // one sync round updates each table, then writes its file: the files follow within the round
+        await().atMost(ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+            assertTrue(Files.readString(slaveConfig.resolve("topics.json")).contains("\"Synced\""), "persisted");
+            assertTrue(Files.readString(slaveConfig.resolve("subscriptionGroup.json")).contains("\"cg-synced\""));
+            assertTrue(Files.readString(slaveConfig.resolve("consumerOffset.json")).contains("Synced@cg-synced"));
+            assertArrayEquals("{\"offsetTable\":{1:12,3:4}}".getBytes(StandardCharsets.UTF_8),
+                Files.readAllBytes(slaveConfig.resolve("delayOffset.json")), "the master's body, as it came");
+            assertEquals("{\"messageRequestModeMap\":{}}", Files.readString(slaveConfig.resolve("messageRequestMode.json")));
+        });
 
         master.topics().delete("Doomed");
         await().atMost(ofSeconds(20)).until(() -> slave.topics().get("Doomed") == null);
