@@ -32,7 +32,7 @@ class RocketMqKeyNamesTest {
     void basaltUsesRocketMqNamesExceptForItsOwnKeys() {
         Set<String> basaltOnly = Set.of("metricsPort", "logsDir", "pidFile", "haReconnectInterval",
             "autoCreateTopicPerClientPerSecond",
-            "remotingUnwritableCloseMillis", "remotingPartialFrameBudgetBytes", "remotingFrameCompleteTimeoutMillis", "recoverySkipCorruptRecords");
+            "remotingUnwritableCloseMillis", "remotingPartialFrameBudgetBytes", "remotingFrameCompleteTimeoutMillis", "recoverySkipCorruptRecords", "checkCrcOnRead");
         for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             assertEquals(!basaltOnly.contains(key.name()), RocketMqKeyNames.contains(key.name()), key.name());
             assertEquals(basaltOnly.contains(key.name()), key.description().startsWith("Basalt: "), key.name());
