@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.basalt.store.commitlog.MessageRecordDecoder;
-import io.basalt.store.commitlog.RecordCheck;
+import io.basalt.store.commitlog.RecordCrcCheck;
 import io.basalt.store.queue.ConsumeQueue;
 import io.basalt.store.queue.ConsumeQueueEntry;
 import io.basalt.store.queue.ConsumeQueueStore;
@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * batch limits (in-memory vs on-disk transfer caps) and suggest-pull-from-slave hint. Stateless
  * apart from a thread-local entry buffer; any thread.
  *
- * <p>Every record is checked before it is served: its body CRC, and its record CRC (topic and
- * properties too) when it carries one ({@code enabledAppendPropCRC}). A corrupt record (bit rot) is
+ * <p>Every record is checked before it is served ({@link RecordCrcCheck}, unless {@code checkCrcOnRead}
+ * is off): its body CRC, and its record CRC (topic and properties too) when it carries one
+ * ({@code enabledAppendPropCRC}). A corrupt record (bit rot) is
  * never returned: the batch ends before it with the good records read so far; when it is the first
  * one the pull answers {@link GetMessageStatus#MESSAGE_CORRUPT} with the next-begin offset left on
  * it, so the consumer keeps its queue and retries until an operator resets its offset past it.
@@ -38,13 +39,21 @@ final class MessageReader {
     private final ThreadLocal<ByteBuffer> entryBuffer;
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private final CorruptRecordLog corrupt;
+    private final boolean checkCrc;
 
     MessageReader(ConsumeQueueStore queues, CommitLogReader log, ReadLimits limits) {
-        this(queues, log, limits, new CorruptRecordLog(System::currentTimeMillis));
+        this(queues, log, limits, new CorruptRecordLog(System::currentTimeMillis), true);
     }
 
     MessageReader(ConsumeQueueStore queues, CommitLogReader log, ReadLimits limits, CorruptRecordLog corrupt) {
+        this(queues, log, limits, corrupt, true);
+    }
+
+    /** @param checkCrc check each record's CRCs before it is served ({@code checkCrcOnRead}) */
+    MessageReader(ConsumeQueueStore queues, CommitLogReader log, ReadLimits limits, CorruptRecordLog corrupt,
+                  boolean checkCrc) {
         this.corrupt = corrupt;
+        this.checkCrc = checkCrc;
         this.queues = queues;
         this.log = log;
         this.limits = limits;
@@ -159,7 +168,7 @@ final class MessageReader {
                     nextFileStart = log.rollNextFile(physicalOffset);
                     continue;
                 }
-                String damage = damage(record);
+                String damage = checkCrc ? RecordCrcCheck.damage(record.buffer()) : null;
                 if (damage != null) {
                     record.release();
                     corrupt.report(fileName(physicalOffset), physicalOffset, queue.topic(), queue.queueId(),
@@ -185,12 +194,6 @@ final class MessageReader {
         }
         boolean suggestSlave = maxOffsetPy - maxPhyOffsetPulling > memory;
         return new GetMessageResult(status, next, minOffset, maxOffset, List.copyOf(found), totalSize, suggestSlave);
-    }
-
-    /** Why the record's CRCs do not match its bytes, or null when they do (or it is not a message record). */
-    private String damage(SelectedBuffer record) {
-        RecordCheck check = decoder.check(record.buffer().duplicate(), true);
-        return check.isOk() ? null : check.reason();
     }
 
     private String fileName(long physicalOffset) {

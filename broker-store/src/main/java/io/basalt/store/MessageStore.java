@@ -149,7 +149,8 @@ public final class MessageStore implements AutoCloseable {
             public int fileSize() {
                 return commitLog.fileSize();
             }
-        }, ReadLimits.of(config, environment.physicalMemoryBytes()));
+        }, ReadLimits.of(config, environment.physicalMemoryBytes()), new CorruptRecordLog(System::currentTimeMillis),
+                config.checkCrcOnRead());
         RetentionPolicy policy = RetentionPolicy.of(config);
         this.diskMonitor = new DiskSpaceMonitor(List.of(config.commitLogDir(), config.rootDir()), environment.diskUsage(),
                 policy, DISK_CHECK_INTERVAL_MS);

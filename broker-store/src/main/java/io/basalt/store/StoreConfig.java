@@ -52,6 +52,7 @@ public final class StoreConfig {
     private final int flushLeastPagesWhenWarmMapedFile;
     private final boolean checkCRCOnRecover;
     private final boolean recoverySkipCorruptRecords;
+    private final boolean checkCrcOnRead;
     private final boolean enabledAppendPropCRC;
     private final int flushIntervalConsumeQueue;
     private final boolean messageIndexEnable;
@@ -98,6 +99,7 @@ public final class StoreConfig {
         this.flushLeastPagesWhenWarmMapedFile = values.get(StoreKeys.FLUSH_LEAST_PAGES_WHEN_WARM_MAPED_FILE);
         this.checkCRCOnRecover = values.get(StoreKeys.CHECK_CRC_ON_RECOVER);
         this.recoverySkipCorruptRecords = values.get(StoreKeys.RECOVERY_SKIP_CORRUPT_RECORDS);
+        this.checkCrcOnRead = values.get(StoreKeys.CHECK_CRC_ON_READ);
         this.enabledAppendPropCRC = values.get(StoreKeys.ENABLED_APPEND_PROP_CRC);
         this.flushIntervalConsumeQueue = values.get(StoreKeys.FLUSH_INTERVAL_CONSUME_QUEUE);
         this.messageIndexEnable = values.get(StoreKeys.MESSAGE_INDEX_ENABLE);
@@ -273,6 +275,11 @@ public final class StoreConfig {
     /** Whether recovery skips a corrupt CommitLog record followed by valid ones instead of refusing to start. */
     public boolean recoverySkipCorruptRecords() {
         return recoverySkipCorruptRecords;
+    }
+
+    /** Whether a pull checks each record's CRCs before serving it (Basalt's checkCrcOnRead, default true). */
+    public boolean checkCrcOnRead() {
+        return checkCrcOnRead;
     }
 
     /** Every appended record ends with the record CRC property (RocketMQ's enabledAppendPropCRC). */
@@ -492,6 +499,10 @@ public final class StoreConfig {
 
         public Builder recoverySkipCorruptRecords(boolean value) {
             return set(StoreKeys.RECOVERY_SKIP_CORRUPT_RECORDS, String.valueOf(value));
+        }
+
+        public Builder checkCrcOnRead(boolean value) {
+            return set(StoreKeys.CHECK_CRC_ON_READ, String.valueOf(value));
         }
 
         public Builder enabledAppendPropCRC(boolean value) {

@@ -85,6 +85,9 @@ public final class StoreKeys {
     public static final ConfigKey<Boolean> RECOVERY_SKIP_CORRUPT_RECORDS = key("recoverySkipCorruptRecords", SECTION,
         bool(), "false", "Basalt: at start-up skip (and log) a corrupt CommitLog record below the durable point, "
             + "keeping the records after it; false: such a record stops start-up, naming file and offset");
+    public static final ConfigKey<Boolean> CHECK_CRC_ON_READ = key("checkCrcOnRead", SECTION, bool(), "true",
+        "Basalt: check each record's body CRC (and record CRC, if it has one) before a pull serves it; a corrupt "
+            + "record is logged with file and offset, counted, and answered as an error instead of served");
     public static final ConfigKey<Boolean> ENABLED_APPEND_PROP_CRC = key("enabledAppendPropCRC", SECTION, bool(), "false",
         "End each appended record with the record CRC property (covers topic and properties); recovery requires it from then on");
 
@@ -140,7 +143,7 @@ public final class StoreKeys {
         FLUSH_COMMIT_LOG_TIMED, COMMIT_INTERVAL_COMMIT_LOG, COMMIT_COMMIT_LOG_LEAST_PAGES, COMMIT_COMMIT_LOG_THOROUGH_INTERVAL,
         WAKE_COMMIT_WHEN_PUT_MESSAGE, SYNC_FLUSH_TIMEOUT, MAX_MESSAGE_SIZE, OS_PAGE_CACHE_BUSY_TIME_OUT_MILLS,
         TRANSIENT_STORE_POOL_ENABLE, TRANSIENT_STORE_POOL_SIZE, WARM_MAPED_FILE_ENABLE, FLUSH_LEAST_PAGES_WHEN_WARM_MAPED_FILE,
-        CHECK_CRC_ON_RECOVER, RECOVERY_SKIP_CORRUPT_RECORDS, ENABLED_APPEND_PROP_CRC,
+        CHECK_CRC_ON_RECOVER, RECOVERY_SKIP_CORRUPT_RECORDS, CHECK_CRC_ON_READ, ENABLED_APPEND_PROP_CRC,
         FLUSH_INTERVAL_CONSUME_QUEUE, MESSAGE_INDEX_ENABLE, MAX_HASH_SLOT_NUM, MAX_INDEX_NUM, MAX_MSGS_NUM_BATCH,
         MAX_TRANSFER_BYTES_ON_MESSAGE_IN_MEMORY, MAX_TRANSFER_COUNT_ON_MESSAGE_IN_MEMORY, MAX_TRANSFER_BYTES_ON_MESSAGE_IN_DISK,
         MAX_TRANSFER_COUNT_ON_MESSAGE_IN_DISK, ACCESS_MESSAGE_IN_MEMORY_MAX_RATIO,

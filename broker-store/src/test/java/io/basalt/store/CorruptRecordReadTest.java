@@ -159,4 +159,16 @@ class CorruptRecordReadTest {
         assertEquals(0, reader.corruptRecordsFound());
         assertTrue(errors.list.isEmpty());
     }
+
+    @Test
+    void withCheckCrcOnReadOffACorruptRecordIsServedUnnoticed() throws IOException {
+        flipBodyByte(105);
+        MessageReader unchecked = new MessageReader(queues, log, IN_MEMORY, new CorruptRecordLog(clock::get), false);
+        try (GetMessageResult r = unchecked.getMessage("T", 0, 105, 1, null)) {
+            assertEquals(GetMessageStatus.FOUND, r.status());
+            assertEquals(1, r.messageCount());
+        }
+        assertEquals(0, unchecked.corruptRecordsFound());
+        assertTrue(errors.list.isEmpty());
+    }
 }

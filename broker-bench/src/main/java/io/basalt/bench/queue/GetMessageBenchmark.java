@@ -36,7 +36,8 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * Pull throughput from a warm store: 32-message getMessage calls walking one queue round and round,
  * each slice touched (its size and first byte) and released, as a pull processor does before it
- * hands the slices to the network. One op = one pull of 32 messages.
+ * hands the slices to the network. One op = one pull of 32 messages. {@code checkCrcOnRead=false}
+ * shows what the read-time CRC check of each record costs.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -53,6 +54,9 @@ public class GetMessageBenchmark {
     @Param({"256"})
     public int bodySize;
 
+    @Param({"true", "false"})
+    public boolean checkCrcOnRead;
+
     private Path dir;
     private MessageStore store;
     private long next;
@@ -62,7 +66,7 @@ public class GetMessageBenchmark {
         dir = Files.createTempDirectory("basalt-getmessage-bench");
         StoreConfig config = StoreConfig.builder().storePathRootDir(dir.toString())
                 .mappedFileSizeCommitLog(64 * 1024 * 1024).warmMapedFileEnable(false)
-                .maxHashSlotNum(1_000_003).maxIndexNum(4_000_000).build();
+                .maxHashSlotNum(1_000_003).maxIndexNum(4_000_000).checkCrcOnRead(checkCrcOnRead).build();
         store = MessageStore.open(config);
         store.load();
         store.start();

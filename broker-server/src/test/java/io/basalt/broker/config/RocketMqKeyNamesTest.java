@@ -32,8 +32,8 @@ class RocketMqKeyNamesTest {
     void basaltUsesRocketMqNamesExceptForItsOwnKeys() {
         Set<String> basaltOnly = Set.of("metricsPort", "logsDir", "pidFile", "haReconnectInterval",
             "autoCreateTopicPerClientPerSecond",
-            "remotingUnwritableCloseMillis", "remotingPartialFrameBudgetBytes", "remotingFrameCompleteTimeoutMillis", "recoverySkipCorruptRecords",
-            "maxOpenConsumeQueueFiles");
+            "remotingUnwritableCloseMillis", "remotingPartialFrameBudgetBytes", "remotingFrameCompleteTimeoutMillis",
+            "recoverySkipCorruptRecords", "maxOpenConsumeQueueFiles", "checkCrcOnRead");
         for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             assertEquals(!basaltOnly.contains(key.name()), RocketMqKeyNames.contains(key.name()), key.name());
             assertEquals(basaltOnly.contains(key.name()), key.description().startsWith("Basalt: "), key.name());

@@ -22,7 +22,7 @@ public final class MessageRecordDecoder {
     static final int MIN_RECORD_LENGTH = RecordFormat.recordLength(0, 0, 1, 0);
     private static final byte[] RECORD_CRC_NAME =
         RecordFormat.RECORD_CRC_PROPERTY.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final int NAME_AND_SEPARATOR = RECORD_CRC_NAME.length + 1;
+    static final int NAME_AND_SEPARATOR = RECORD_CRC_NAME.length + 1;
 
     /**
      * Validates the record at {@code buffer.position()}; the readable bytes end at {@code buffer.limit()}.
@@ -136,7 +136,7 @@ public final class MessageRecordDecoder {
     }
 
     /** True when the properties end with {@code __CRC32#} \u0001 ten digits \u0002. */
-    private static boolean hasRecordCrc(ByteBuffer buffer, int propertiesPos, int propertiesLength) {
+    static boolean hasRecordCrc(ByteBuffer buffer, int propertiesPos, int propertiesLength) {
         if (propertiesLength < RecordFormat.RECORD_CRC_LENGTH) {
             return false;
         }
@@ -163,7 +163,7 @@ public final class MessageRecordDecoder {
     }
 
     /** The CRC written as ten decimal digits, least significant first (RocketMQ's createCrc32). */
-    private static int recordCrcValue(ByteBuffer buffer, int digitsPos) {
+    static int recordCrcValue(ByteBuffer buffer, int digitsPos) {
         long value = 0;
         for (int i = 9; i >= 0; i--) {
             value = value * 10 + (buffer.get(digitsPos + i) - '0');
