@@ -39,6 +39,8 @@ public final class BrokerProcess implements AutoCloseable {
     private final String brokerName;
     /** RLIMIT_NOFILE of the broker JVM (through prlimit), or 0 for the test JVM's own. */
     private volatile int openFileLimit;
+    /** JVM options of every later {@link #start()}, after the default heap options. */
+    private final List<String> jvmOptions = new ArrayList<>();
 
     private BrokerProcess(Path dir, int port, Map<String, String> extra) throws IOException {
         this.dir = dir;
@@ -205,13 +207,21 @@ public final class BrokerProcess implements AutoCloseable {
         return this;
     }
 
+    /** The broker JVM of every later {@link #start()} also gets {@code options} (e.g. a system property). */
+    public BrokerProcess withJvmOptions(String... options) {
+        jvmOptions.addAll(List.of(options));
+        return this;
+    }
+
     /** Starts the broker and waits until its port answers. */
     public void start() throws IOException {
         List<String> command = new ArrayList<>();
         if (openFileLimit > 0) {
             command.addAll(List.of("prlimit", "--nofile=" + openFileLimit + ":" + openFileLimit, "--"));
         }
-        command.addAll(javaCommand("start", "-c", confFile.toString()));
+        List<String> java = javaCommand("start", "-c", confFile.toString());
+        java.addAll(1, jvmOptions);
+        command.addAll(java);
         ProcessBuilder pb = new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.out").toFile()));
