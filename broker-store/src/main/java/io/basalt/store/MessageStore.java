@@ -25,6 +25,7 @@ import io.basalt.store.commitlog.OffsetMessageId;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.commitlog.RecordFormat;
 import io.basalt.store.flush.FailStop;
+import io.basalt.store.flush.FaultInjectingFlushTarget;
 import io.basalt.store.flush.FlushTarget;
 import io.basalt.store.index.IndexService;
 import io.basalt.store.index.QueryOffsetResult;
@@ -172,9 +173,13 @@ public final class MessageStore implements AutoCloseable {
         return open(config, StoreEnvironment.system());
     }
 
-    /** As {@link #open(StoreConfig)}, with the time, disk usage and memory size of {@code environment}. */
+    /**
+     * As {@link #open(StoreConfig)}, with the time, disk usage and memory size of {@code environment}.
+     * Process tests may stall or fail the CommitLog's force() through the JVM system property
+     * basalt.test.faultInjection (a test seam in the store; unset in production).
+     */
     public static MessageStore open(StoreConfig config, StoreEnvironment environment) throws IOException {
-        return open(config, environment, UnaryOperator.identity());
+        return open(config, environment, FaultInjectingFlushTarget.fromSystemProperty());
     }
 
     /** {@link #open(StoreConfig, StoreEnvironment)} with a hook around the CommitLog's flush target (tests). */

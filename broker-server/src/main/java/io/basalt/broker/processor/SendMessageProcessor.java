@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 
 import io.basalt.broker.topic.TopicConfigManager;
@@ -21,6 +22,7 @@ import io.basalt.store.MessageBatchDecoder;
 import io.basalt.store.MessageProperties;
 import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
+import io.basalt.store.StoreException;
 import io.basalt.store.MessageStore;
 
 /**
@@ -90,7 +92,8 @@ public final class SendMessageProcessor implements RequestProcessor {
         common.accept(builder);
         BrokerMessage message = builder.build();
         return store.asyncPutMessage(message)
-            .thenApply(result -> response(result, List.of(message), startNanos));
+            .thenApply(result -> response(result, List.of(message), startNanos))
+            .exceptionally(SendMessageProcessor::refusedAfterFailStop);
     }
 
     private CompletableFuture<RemotingCommand> sendBatch(SendMessageRequestHeader header, byte[] body, String properties,
@@ -113,7 +116,8 @@ public final class SendMessageProcessor implements RequestProcessor {
                     + " bytes");
             }
         }
-        return store.asyncPutMessages(messages).thenApply(result -> response(result, messages, startNanos));
+        return store.asyncPutMessages(messages).thenApply(result -> response(result, messages, startNanos))
+            .exceptionally(SendMessageProcessor::refusedAfterFailStop);
     }
 
     /** The client's properties plus the broker's own: CLUSTER, and a UNIQ_KEY when the client sent none. */
@@ -213,6 +217,22 @@ public final class SendMessageProcessor implements RequestProcessor {
             case SLAVE_NOT_AVAILABLE -> "stored on the master only: no slave available";
             default -> null;
         };
+    }
+
+    /**
+     * A put waiting for its flush fails with a {@link StoreException} when the store fails stop (a failed
+     * force, say): the message was written but is not durable, and the store is read-only. The producer
+     * gets SERVICE_NOT_AVAILABLE, as later sends do; the store has logged the cause once, so this logs
+     * nothing (every waiting send would otherwise add an ERROR line with a stack trace). Anything else
+     * stays a processor failure.
+     */
+    static RemotingCommand refusedAfterFailStop(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof StoreException) {
+            return RemotingCommand.response(ResponseCode.SERVICE_NOT_AVAILABLE,
+                "service not available now, message not durable: " + cause.getMessage());
+        }
+        throw error instanceof CompletionException c ? c : new CompletionException(error);
     }
 
     private static CompletableFuture<RemotingCommand> done(int code, String remark) {

@@ -1,8 +1,16 @@
 package io.basalt.broker.processor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
+
+import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.store.PutMessageStatus;
+import io.basalt.store.StoreException;
 import org.junit.jupiter.api.Test;
 
 class SendMessageProcessorTest {
@@ -27,5 +35,19 @@ class SendMessageProcessorTest {
             boolean clientDecodesHeader = code == 0 || code == 10 || code == 11 || code == 12;
             assertEquals(s.isStored(), clientDecodesHeader, s.name());
         }
+    }
+
+    @Test
+    void aPutFailedByTheFailStopIsRefusedAsServiceNotAvailableAndOtherFailuresStayFailures() {
+        StoreException failStop = new StoreException("CommitLog is read-only after a failure of GroupCommitService",
+            new IOException("fsync failed"));
+        RemotingCommand refused = SendMessageProcessor.refusedAfterFailStop(new CompletionException(failStop));
+        assertEquals(14, refused.code(), "SERVICE_NOT_AVAILABLE, not a SYSTEM_ERROR with an ERROR line");
+        assertTrue(refused.remark().contains("read-only"), refused.remark());
+
+        IllegalStateException bug = new IllegalStateException("bug");
+        CompletionException rethrown = assertThrows(CompletionException.class,
+            () -> SendMessageProcessor.refusedAfterFailStop(new CompletionException(bug)));
+        assertSame(bug, rethrown.getCause());
     }
 }
