@@ -316,7 +316,9 @@ class CorruptionTest {
     private static String flipBody(Path file) throws IOException {
         byte[] bytes = Files.readAllBytes(file);
         String text = new String(bytes, StandardCharsets.ISO_8859_1);
-        int at = text.indexOf("body-", bytes.length / 3);
+        // a third into the file's records (not its zero tail), so the flipped record is neither the first nor the last
+        int at = text.indexOf("body-", (int) (lastNonZero(file) / 3));
+        assertTrue(at >= 0, "a message body in " + file);
         int dash = text.indexOf('-', at + 5);
         String key = text.substring(at + 5, dash);
         write(file, dash + 3, new byte[] {(byte) (bytes[dash + 3] ^ 0x20)});

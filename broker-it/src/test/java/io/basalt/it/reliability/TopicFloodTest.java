@@ -62,7 +62,10 @@ class TopicFloodTest {
     void aFloodOfNewTopicsStarvesNobodyAndLosesNothingAcrossAKill() throws Exception {
         int floodTopics = Figures.scaled("topicFloodTopics", 300);
         Figures figures = Figures.of("topic-flood");
-        BrokerProcess broker = BrokerProcess.create(dir, Map.of("autoCreateTopicPerClientPerSecond", "100"))
+        // open consume-queue files bounded well under the fd limit: the flood's thousands of queue files
+        // must not exhaust descriptors however many topics it creates
+        BrokerProcess broker = BrokerProcess.create(dir, Map.of("autoCreateTopicPerClientPerSecond", "100",
+                "maxOpenConsumeQueueFiles", "512"))
             .withOpenFileLimit(FD_LIMIT);
         Set<String> normalAcked = ConcurrentHashMap.newKeySet();
         Map<String, Integer> floodAcked = new ConcurrentHashMap<>();
@@ -174,6 +177,7 @@ class TopicFloodTest {
             assertEquals(Set.of(), normalLost, "every acknowledged message of the normal topic is readable");
             assertEquals(floodAckedCount, floodReadable, "every acknowledged flood message is readable after the kill");
             assertTrue(floodAcked.size() > 0, "the flood created topics");
+            assertTrue(maxFds.get() < FD_LIMIT / 2, "open files stay bounded by maxOpenConsumeQueueFiles: " + maxFds.get());
         } finally {
             broker.close();
         }
