@@ -5,10 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -162,10 +158,7 @@ class BitRotTest {
     }
 
     private static long corruptReadsMetric(BrokerProcess broker) throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        HttpResponse<String> page = http.send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + broker.metricsPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
-        Matcher m = Pattern.compile("(?m)^basalt_corrupt_records_read_total (\\S+)$").matcher(page.body());
+        Matcher m = Pattern.compile("(?m)^basalt_corrupt_records_read_total (\\S+)$").matcher(BrokerMemorySampler.metrics(broker));
         assertTrue(m.find(), "metric exported");
         return (long) Double.parseDouble(m.group(1));
     }

@@ -5,10 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -171,9 +167,7 @@ class SlowAndFailingDiskTest {
     }
 
     private static double metric(BrokerProcess broker, String name) throws Exception {
-        HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create("http://127.0.0.1:" + broker.metricsPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
-        Matcher m = Pattern.compile("(?m)^" + name + " (\\S+)$").matcher(page.body());
+        Matcher m = Pattern.compile("(?m)^" + name + " (\\S+)$").matcher(BrokerMemorySampler.metrics(broker));
         return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }
 
