@@ -47,6 +47,8 @@ public final class BrokerMessage {
     private final int sysFlag;
     private final int reconsumeTimes;
     private final long preparedTransactionOffset;
+    /** A due delayed or timer message put back into its real topic: the put transforms that delay pass it on. */
+    private final boolean dueRedelivery;
     private int recordLength;
 
     private long physicalOffset = -1;
@@ -127,6 +129,7 @@ public final class BrokerMessage {
         this.sysFlag = flags;
         this.reconsumeTimes = b.reconsumeTimes;
         this.preparedTransactionOffset = b.preparedTransactionOffset;
+        this.dueRedelivery = b.dueRedelivery;
         computeLengths();
     }
 
@@ -185,6 +188,7 @@ public final class BrokerMessage {
         b.reconsumeTimes = reconsumeTimes;
         b.preparedTransactionOffset = preparedTransactionOffset;
         b.recordCrc = recordCrc;
+        b.dueRedelivery = dueRedelivery;
         return b;
     }
 
@@ -279,6 +283,15 @@ public final class BrokerMessage {
         return reconsumeTimes;
     }
 
+    /**
+     * True for a delayed or timer message whose time has come, put back into its real topic by the
+     * schedule or timer service: a put transform that delays messages must pass it on unchanged (its
+     * stored properties still carry DELAY / TIMER_* as RocketMQ leaves them). Not stored in the record.
+     */
+    public boolean dueRedelivery() {
+        return dueRedelivery;
+    }
+
     public long preparedTransactionOffset() {
         return preparedTransactionOffset;
     }
@@ -333,8 +346,15 @@ public final class BrokerMessage {
         private int reconsumeTimes;
         private long preparedTransactionOffset;
         private boolean recordCrc;
+        private boolean dueRedelivery;
 
         private Builder() {
+        }
+
+        /** Marks a due delayed or timer message put back into its real topic; see {@link BrokerMessage#dueRedelivery()}. */
+        public Builder dueRedelivery(boolean dueRedelivery) {
+            this.dueRedelivery = dueRedelivery;
+            return this;
         }
 
         /**

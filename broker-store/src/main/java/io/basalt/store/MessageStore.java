@@ -99,6 +99,7 @@ public final class MessageStore implements AutoCloseable {
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private volatile MessageArrivingListener arrivingListener;
     private final PutTransforms transforms = new PutTransforms();
+    private final TimerMessages timerMessages = DisabledTimerMessages.INSTANCE;
     private volatile ReputMessageService reput;
     /** Refuses puts while the dispatcher is stopped: what they wrote would be acknowledged and unreadable. */
     private final DispatchGate dispatchGate = new DispatchGate(() -> reput);
@@ -218,6 +219,11 @@ public final class MessageStore implements AutoCloseable {
      */
     public void addPutTransform(PutMessageTransform transform) {
         transforms.add(transform);
+    }
+
+    /** The timer wheel of this store (see {@link TimerMessages}); {@code timerWheelEnable} says whether it runs. */
+    public TimerMessages timerMessages() {
+        return timerMessages;
     }
 
     // ---- lifecycle --------------------------------------------------------------------------------
