@@ -192,7 +192,8 @@ public final class BrokerController {
     }
 
     private static ScheduleSettings scheduleSettings(BrokerConfig broker) {
-        return ScheduleSettings.defaults();
+        return new ScheduleSettings(broker.flushDelayOffsetInterval(), broker.delayOffsetUpdateVersionStep(),
+            broker.scheduleAsyncDeliverMaxPendingLimit());
     }
 
     private NettyServerConfig serverConfig(int port) {
