@@ -179,6 +179,8 @@ public final class BrokerController {
             }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         metrics.registerConnectionCloses(this::connectionCloses);
+        metrics.registerDelayLevels(schedule::status);
+        schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
         store.setFlushObserver(metrics.flushObserver());
