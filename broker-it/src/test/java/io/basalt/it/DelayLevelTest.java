@@ -53,6 +53,11 @@ class DelayLevelTest {
         admin.setInstanceName(Clients.instanceName());
         admin.start();
         try {
+            // idempotent, so retried while a freshly started broker on a busy machine is slow to answer
+            await().atMost(ofSeconds(30)).ignoreExceptions().until(() -> {
+                admin.createAndUpdateTopicConfig(broker.address(), new org.apache.rocketmq.common.TopicConfig(TOPIC, 4, 4, 6));
+                return true;
+            });
             List<Sent> sent = new ArrayList<>();
             int[] levels = {3, 1, 2, 3, 1, 2, 5};   // 5: above the maximum, stored as level 3
             Map<Integer, Long> perLevel = new HashMap<>();

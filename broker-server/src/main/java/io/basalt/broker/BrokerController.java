@@ -484,11 +484,8 @@ public final class BrokerController {
             store.shutdown();
             throw e;
         }
-        // before anything is served: a master deposed while it was down must not take a write
-        nameServerPresence.fenceIfRoutedToAnotherMaster();
-        pullHold.start();
-        metadataPersister.start();
         try {
+            // delay levels are delivered by the master; a slave only reads the offsets it has copied
             if (replication.role() == BrokerRole.SLAVE) {
                 schedule.load();
             } else {
@@ -499,6 +496,10 @@ public final class BrokerController {
             store.shutdown();
             throw e;
         }
+        // before anything is served: a master deposed while it was down must not take a write
+        nameServerPresence.fenceIfRoutedToAnotherMaster();
+        pullHold.start();
+        metadataPersister.start();
         // a committed offset reaches consumerOffset.json within one persister interval (0.2 s), so a kill -9
         // does not send a group's offset back by up to flushConsumerOffsetInterval; the periodic write stays
         offsets.onChange(metadataPersister.register("consumerOffset.json", offsets::persist)::markDirty);

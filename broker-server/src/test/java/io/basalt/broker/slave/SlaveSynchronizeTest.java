@@ -148,6 +148,10 @@ class SlaveSynchronizeTest {
             && slave.offsets().queryOffset("cg", "BeforePromotion", 1) == 5);
         // the slave follows epoch 1 once it streams
         await().atMost(ofSeconds(20)).until(() -> slave.replication().masterStreaming());
+        // the delay offsets the slave copied from its master (the master corrected them into its empty queues)
+        await().atMost(ofSeconds(20)).until(() -> Files.exists(dir.resolve("slave/config/delayOffset.json")));
+        assertTrue(master.schedule().isStarted(), "a master delivers delay levels");
+        assertTrue(!slave.schedule().isStarted(), "a slave does not");
 
         RemotingCommand promote = RemotingCommand.request(10101);
         promote.putExtField("role", "ASYNC_MASTER");
@@ -160,5 +164,8 @@ class SlaveSynchronizeTest {
         assertTrue(slave.topics().get("BeforePromotion") != null);
         assertEquals(5, slave.offsets().queryOffset("cg", "BeforePromotion", 1));
         assertNull(master.slaveSynchronize().orElse(null), "a master has no sync");
+        assertTrue(slave.schedule().isStarted(), "promoted, it delivers delay levels");
+        assertEquals(Map.of("scheduleMessageOffset_1", "0,0", "scheduleMessageOffset_3", "0,0"),
+            slave.schedule().runtimeInfo(), "from the offsets it copied");
     }
 }
