@@ -77,6 +77,8 @@ public final class TimerMessageStore implements TimerMessages {
     private volatile long shouldStartDequeueMs;
     private volatile boolean running;
     private volatile byte[] lastCheckpoint = TimerCheckpoint.Values.NONE.body();
+    /** Guards the checkpoint's version fields and serializes checkpoint writes (never held while waiting for a thread). */
+    private final Object checkpointLock = new Object();
     private long stateVersion;
     private long versionTimestamp;
     private long versionCounter;
@@ -360,7 +362,7 @@ public final class TimerMessageStore implements TimerMessages {
         TimerCheckpoint.Values v = TimerCheckpoint.Values.parse(body);
         masterReadTimeMs = v.lastReadTimeMs();
         masterTimerQueueOffset = v.masterTimerQueueOffset();
-        synchronized (this) {
+        synchronized (checkpointLock) {
             stateVersion = v.stateVersion();
             versionTimestamp = v.timestamp();
             versionCounter = v.counter();
@@ -667,13 +669,13 @@ public final class TimerMessageStore implements TimerMessages {
                 continue;
             }
             boolean roll = TimerConstants.isRoll(u.magic());
-            String uniqKey = cancelKeys.isEmpty() ? null
-                : r.propertyMap().get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
+            TimerDelivery.Item item = new TimerDelivery.Item(r, u.writeTimeMs(), roll);
+            String uniqKey = cancelKeys.isEmpty() ? null : item.properties().get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
             if (!roll && uniqKey != null && cancelKeys.contains(uniqKey)) {
                 cancelled.incrementAndGet();
                 continue;
             }
-            puts.add(delivery.deliver(new TimerDelivery.Item(r, u.writeTimeMs(), roll), this::deliveryMayGoOn));
+            puts.add(delivery.deliver(item, this::deliveryMayGoOn));
         }
         return CompletableFuture.allOf(puts.toArray(new CompletableFuture[0])).thenApply(v -> {
             for (CompletableFuture<Boolean> p : puts) {
@@ -688,7 +690,13 @@ public final class TimerMessageStore implements TimerMessages {
     // ---- checkpoint -------------------------------------------------------------------------------
 
     /** Flushes log and wheel, then writes timercheck and timermetrics. Flush thread (and load/shutdown). */
-    synchronized void flushCheckpoint() throws IOException {
+    void flushCheckpoint() throws IOException {
+        synchronized (checkpointLock) {
+            writeCheckpoint();
+        }
+    }
+
+    private void writeCheckpoint() throws IOException {
         long queueOffset = currQueueOffset;
         Long pending = directPending.isEmpty() ? null : directPending.first();
         if (pending != null) {
