@@ -341,4 +341,34 @@ class TimerWheelStoreTest {
         System.out.println("100000 due timers stored in " + stored + " ms, consumable in " + ms + " ms");
         assertEquals(0, store.timerMessages().stats().pending());
     }
+
+    @Test
+    void aSlaveEnqueuesUpToTheMastersCheckpointAndPromotedDeliversFromTheMastersReadTime() throws IOException {
+        store = open(timerConfig(root).build());
+        TimerMessages timers = store.timerMessages();
+        timers.setDequeueEnabled(false);
+        putTimers(5, "T", T0 + 3_000);
+        await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
+        assertEquals(0, timers.stats().enqueued(), "a slave waits for the master's checkpoint");
+        assertEquals(5, timers.stats().enqueueLagMessages());
+
+        ByteBuffer master = ByteBuffer.allocate(56);
+        master.putLong(0, T0 + 2_000).putLong(16, 3).putLong(24, 3).putLong(48, 9);
+        timers.applyMasterCheckpoint(master.array());
+        await().atMost(WAIT).until(() -> timers.stats().enqueued() == 3);
+        await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
+        assertEquals(3, timers.stats().enqueued(), "never past the master's queue offset");
+
+        timers.setDequeueEnabled(true);
+        assertEquals(T0 + 2_000, ((io.basalt.store.timer.TimerMessageStore) timers).currReadTimeMs(),
+            "promoted, it reads from the master's lastReadTimeMs");
+        clock.set(Instant.ofEpochMilli(T0 + 3_000));
+        await().atMost(WAIT).until(() -> store.getMaxOffsetInQueue("T", 0) == 5);
+        assertEquals(5, bodies("T").size());
+        await().atMost(WAIT).until(() -> ByteBuffer.wrap(timers.checkpoint()).getLong(16) == 5);
+        byte[] cp = timers.checkpoint();
+        assertEquals(56, cp.length);
+        assertEquals(5, ByteBuffer.wrap(cp).getLong(24), "the master's offset is its own enqueue position");
+        assertTrue(timers.metricsJson().contains("\"timingCount\":{\"T\":{\"count\":0,"), timers.metricsJson());
+    }
 }

@@ -84,9 +84,13 @@ public final class TimerMessageStore implements TimerMessages {
     private long versionCounter;
     private long lastFlushQueueOffset = -1;
     private long lastFlushReadTime = -1;
-    /** After recovery: units below this log offset whose record is at or past this CommitLog offset are dangling. */
-    private long logEndAtRecovery;
-    private long commitLogEndAtRecovery = Long.MAX_VALUE;
+    /**
+     * After recovery (or a cut of rmq_sys_wheel_timer): units below this log offset whose record is at or past
+     * this CommitLog offset are dangling; records written later at those offsets are others. Enqueue thread
+     * writes (recovery before it starts); the dequeue readers read.
+     */
+    private volatile long logEndAtRecovery;
+    private volatile long commitLogEndAtRecovery = Long.MAX_VALUE;
 
     private final AtomicLong enqueued = new AtomicLong();
     private final AtomicLong cancelled = new AtomicLong();
@@ -458,6 +462,14 @@ public final class TimerMessageStore implements TimerMessages {
             return 0;
         }
         long limit = store.wheelQueueMaxOffset();
+        if (currQueueOffset > limit) {
+            // rmq_sys_wheel_timer was cut back (a slave truncated to its new master): the entries from there on
+            // are new records; units already in the log that point into the cut part are dangling
+            LOG.warn("rmq_sys_wheel_timer ends at {} below the enqueue position {}: enqueue resumes there", limit,
+                currQueueOffset);
+            markDanglingFrom(store.commitLogMaxOffset());
+            currQueueOffset = limit;
+        }
         if (!dequeueEnabled) {
             limit = Math.min(limit, masterTimerQueueOffset);
         }
@@ -539,6 +551,12 @@ public final class TimerMessageStore implements TimerMessages {
             slot.magic());
         metrics.add(realTopic, liveCancel ? -1 : 1);
         enqueued.incrementAndGet();
+    }
+
+    /** Units now in the log that point at or past {@code commitLogEnd} are dangling (their records were cut). */
+    private void markDanglingFrom(long commitLogEnd) {
+        logEndAtRecovery = log.appendedOffset();
+        commitLogEndAtRecovery = commitLogEnd;
     }
 
     /** The rmq_sys_wheel_timer record at {@code offset} of {@code size} bytes, or null when it is not there. */
