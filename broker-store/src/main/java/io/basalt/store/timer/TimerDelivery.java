@@ -151,7 +151,10 @@ final class TimerDelivery {
                        BooleanSupplier mayGoOn, PutMessageResult result, Throwable error) {
         PutMessageStatus status = result == null ? PutMessageStatus.UNKNOWN_ERROR : result.status();
         if (error == null && status.isStored()) {
-            metrics.add(item.realTopic(), -1);
+            if (item.enqueueMs() != Long.MAX_VALUE) {
+                // a timer handed straight to delivery never entered the wheel, nor its count (as in RocketMQ)
+                metrics.add(item.realTopic(), -1);
+            }
             if (!item.roll()) {
                 delivered.incrementAndGet();
                 TimerMessages.DeliveryListener l = listener;
@@ -173,7 +176,9 @@ final class TimerDelivery {
             return;
         }
         setAside.incrementAndGet();
-        metrics.add(item.realTopic(), -1);
+        if (item.enqueueMs() != Long.MAX_VALUE) {
+            metrics.add(item.realTopic(), -1);
+        }
         LOG.error("Timer message {} (CommitLog offset {}) for topic {} set aside after {} attempts: {}{}",
             message.uniqKey(), item.record().physicalOffset(), message.topic(), failures + 1, status,
             error != null ? " " + error : result != null && result.reason() != null ? " " + result.reason() : "");

@@ -134,10 +134,10 @@ public final class TimerMessageStore implements TimerMessages {
             log = new TimerLog(root.resolve("timerlog"), config.mappedFileSizeTimerLog());
             log.load();
             recover(cp);
+            flushCheckpoint();
             delivery = new TimerDelivery(store, precisionMs, config.timerSkipUnknownError(),
                 config.timerGetMessageThreadNum(), config.timerPutMessageThreadNum(), metrics);
             delivery.setListener(listener);
-            flushCheckpoint();
         } catch (IOException | RuntimeException e) {
             closeFiles();
             throw e;

@@ -173,6 +173,27 @@ class TimerFilesTest {
         assertEquals(1, loaded.count("TopicA"));
     }
 
+    @Test
+    void aTimerLogFileWhoseLastUnitIsBelowTheCommitLogStartIsDeletedButNeverTheLastFile() throws IOException {
+        int fileSize = 52 * 2 + 16 + 20;
+        TimerLog log = new TimerLog(root.resolve("timerlog"), fileSize);
+        log.load();
+        try {
+            for (int i = 0; i < 6; i++) {
+                log.append(-1, 1, 1000, 0, i * 1000L, 100, 0);   // two units per file: CommitLog offsets 0,1000 | 2000,3000 | ...
+            }
+            assertEquals(3, log.fileCount());
+            assertEquals(0, log.deleteFilesBelow(1000), "the first file's last unit points at 1000, still there");
+            assertEquals(1, log.deleteFilesBelow(1001));
+            assertEquals(fileSize, log.minOffset());
+            assertEquals(1, log.deleteFilesBelow(1_000_000), "all but the last file");
+            assertEquals(1, log.fileCount());
+            assertEquals(0, log.deleteFilesBelow(1_000_000));
+        } finally {
+            log.close();
+        }
+    }
+
     private static byte[] readAt(Path file, long position, int length) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
             byte[] b = new byte[length];
