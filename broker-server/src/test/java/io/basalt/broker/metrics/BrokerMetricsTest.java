@@ -125,6 +125,22 @@ class BrokerMetricsTest {
     }
 
     @Test
+    void deliveryLatenessIsAHistogramPerKind() throws Exception {
+        metrics.recordDeliveryLateness("timer", 40);
+        metrics.recordDeliveryLateness("timer", 1_500);
+        metrics.recordDeliveryLateness("timer", -5);
+        metrics.recordDeliveryLateness("delay", 300);
+
+        String text = scrape();
+        assertEquals(3, sample(text, "basalt_delivery_lateness_seconds_count{kind=\"timer\"}"));
+        assertEquals(2, sample(text, "basalt_delivery_lateness_seconds_bucket{kind=\"timer\",le=\"0.05\"}"),
+            "40 ms, and a negative lateness counted as on time");
+        assertEquals(3, sample(text, "basalt_delivery_lateness_seconds_bucket{kind=\"timer\",le=\"2.0\"}"));
+        assertEquals(1.54, sample(text, "basalt_delivery_lateness_seconds_sum{kind=\"timer\"}"), 1e-9);
+        assertEquals(1, sample(text, "basalt_delivery_lateness_seconds_count{kind=\"delay\"}"));
+    }
+
+    @Test
     void serviceErrorsAreCountedPerServiceAndTheFailStopIsAFlag() throws Exception {
         String before = scrape();
         assertEquals(0, sample(before, "basalt_service_errors_total{service=\"PullRequestHoldService\"}"));
