@@ -139,8 +139,8 @@ public final class StoreKeys {
     public static final ConfigKey<Boolean> TIMER_WHEEL_ENABLE = key("timerWheelEnable", SECTION, bool(), "true",
         "Run the timer wheel: messages with TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS wait in rmq_sys_wheel_timer"
             + " and are delivered when due; false refuses such messages (a store with pending timers then keeps them)");
-    public static final ConfigKey<Integer> TIMER_PRECISION_MS = key("timerPrecisionMs", SECTION, integer(1, MAX), "1000",
-        "Width of one wheel slot, ms, snapped as RocketMQ does to 100, 200, 500 or 1000 (<200, <500, <1000, else);"
+    public static final ConfigKey<Integer> TIMER_PRECISION_MS = key("timerPrecisionMs", SECTION, integer(1, 1000), "1000",
+        "Width of one wheel slot, ms, snapped as RocketMQ does to 100, 200, 500 or 1000 (<200, <500, <1000, 1000);"
             + " a timer is delivered at most about this late, never early. Fixed for an existing wheel: a change is refused at start");
     public static final ConfigKey<Integer> TIMER_MAX_DELAY_SEC = key("timerMaxDelaySec", SECTION, integer(1, MAX), "259200",
         "Furthest a new timer may be in the future, s; a later one is refused (MESSAGE_ILLEGAL)");
@@ -162,14 +162,15 @@ public final class StoreKeys {
     public static final ConfigKey<Boolean> TIMER_STOP_ENQUEUE = key("timerStopEnqueue", SECTION, bool(), "false",
         "Stop moving rmq_sys_wheel_timer entries into the wheel (they wait there; an operational switch)");
     public static final ConfigKey<Boolean> TIMER_STOP_DEQUEUE = key("timerStopDequeue", SECTION, bool(), "false",
-        "Stop delivering due timers (they wait in the wheel; an operational switch)");
+        "Basalt: stop delivering due timers (they wait in the wheel; an operational switch; RocketMQ 5.2.0 has the"
+            + " field but reads it from no broker.conf key)");
     public static final ConfigKey<Boolean> TIMER_SKIP_UNKNOWN_ERROR = key("timerSkipUnknownError", SECTION, bool(), "false",
         "On an unexpected error with one timer (unreadable entry, refused re-put) set it aside at once instead of after"
             + " a few retries with back-off; either way it is logged and counted and never blocks the wheel");
     public static final ConfigKey<Integer> TIMER_PROGRESS_LOG_INTERVAL_MS = key("timerProgressLogIntervalMs", SECTION,
         integer(1, DAY_MS), "10000", "Period of the timer progress log line (enqueue and read positions, lag), ms");
-    public static final ConfigKey<Long> DISAPPEAR_TIME_AFTER_START = key("disappearTimeAfterStart", SECTION,
-        longInteger(-1, DAY_MS), "-1", "Delay before the timer wheel starts delivering after start-up, ms (-1 or 0: at once)");
+    public static final ConfigKey<Integer> DISAPPEAR_TIME_AFTER_START = key("disappearTimeAfterStart", SECTION,
+        integer(-1, DAY_MS), "-1", "Delay before the timer wheel starts delivering after start-up, ms (-1 or 0: at once)");
 
     /** The store's keys, in documentation order. */
     public static final KeyTable TABLE = KeyTable.of(List.of(

@@ -34,7 +34,7 @@ class RocketMqKeyPolicyTest {
     @Test
     void keysThatChangeAGuaranteeAreSemantic() {
         for (String key : List.of("aclEnable", "enableDLegerCommitLog", "enableControllerMode", "enableSlaveActingMaster",
-            "brokerPermission", "messageDelayLevel", "timerWheelEnable", "storeType", "useTLS",
+            "brokerPermission", "messageDelayLevel", "storeType", "useTLS",
             "filterSupportRetry", "rejectTransactionMessage", "inSyncReplicas")) {
             Rule rule = RocketMqKeyPolicy.rule(key).orElseThrow();
             assertEquals(KeyClass.SEMANTIC, rule.keyClass(), key);

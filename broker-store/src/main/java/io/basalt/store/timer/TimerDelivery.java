@@ -39,8 +39,15 @@ final class TimerDelivery {
     static final int RETRIES = 3;
     private static final long FIRST_BACKOFF_MS = 50;
 
-    /** What to deliver: the rmq_sys_wheel_timer record and how it left the wheel. */
-    record Item(StoredMessage record, long enqueueMs, boolean roll) {
+    /** What to deliver: the rmq_sys_wheel_timer record (its properties parsed once) and how it left the wheel. */
+    record Item(StoredMessage record, Map<String, String> properties, long enqueueMs, boolean roll) {
+        Item(StoredMessage record, long enqueueMs, boolean roll) {
+            this(record, MessageProperties.parse(record.properties()), enqueueMs, roll);
+        }
+
+        String realTopic() {
+            return properties.get(TimerConstants.REAL_TOPIC);
+        }
     }
 
     private final TimerStoreAccess store;
@@ -144,13 +151,15 @@ final class TimerDelivery {
                        BooleanSupplier mayGoOn, PutMessageResult result, Throwable error) {
         PutMessageStatus status = result == null ? PutMessageStatus.UNKNOWN_ERROR : result.status();
         if (error == null && status.isStored()) {
-            String realTopic = item.record().propertyMap().get(TimerConstants.REAL_TOPIC);
-            metrics.add(realTopic, -1);
+            if (item.enqueueMs() != Long.MAX_VALUE) {
+                // a timer handed straight to delivery never entered the wheel, nor its count (as in RocketMQ)
+                metrics.add(item.realTopic(), -1);
+            }
             if (!item.roll()) {
                 delivered.incrementAndGet();
                 TimerMessages.DeliveryListener l = listener;
                 if (l != null) {
-                    l.delivered(message.topic(), dueMillis(item.record()), message.storeTimestamp());
+                    l.delivered(message.topic(), dueMillis(item), message.storeTimestamp());
                 }
             }
             settled.complete(true);
@@ -167,7 +176,9 @@ final class TimerDelivery {
             return;
         }
         setAside.incrementAndGet();
-        metrics.add(item.record().propertyMap().get(TimerConstants.REAL_TOPIC), -1);
+        if (item.enqueueMs() != Long.MAX_VALUE) {
+            metrics.add(item.realTopic(), -1);
+        }
         LOG.error("Timer message {} (CommitLog offset {}) for topic {} set aside after {} attempts: {}{}",
             message.uniqKey(), item.record().physicalOffset(), message.topic(), failures + 1, status,
             error != null ? " " + error : result != null && result.reason() != null ? " " + result.reason() : "");
@@ -184,8 +195,9 @@ final class TimerDelivery {
     }
 
     /** The client's deliver time as RocketMQ computes it at the send: relative delays from the store time. */
-    private long dueMillis(StoredMessage record) {
-        Map<String, String> p = record.propertyMap();
+    private long dueMillis(Item item) {
+        StoredMessage record = item.record();
+        Map<String, String> p = item.properties();
         try {
             String sec = p.get(TimerConstants.TIMER_DELAY_SEC);
             if (sec != null) {
@@ -212,7 +224,7 @@ final class TimerDelivery {
      */
     BrokerMessage convert(Item item) {
         StoredMessage r = item.record();
-        Map<String, String> props = MessageProperties.parse(r.properties());
+        Map<String, String> props = new java.util.HashMap<>(item.properties());
         if (item.enqueueMs() != -1) {
             props.put(TimerConstants.TIMER_ENQUEUE_MS, Long.toString(item.enqueueMs()));
         }

@@ -77,14 +77,20 @@ public final class TimerMessageStore implements TimerMessages {
     private volatile long shouldStartDequeueMs;
     private volatile boolean running;
     private volatile byte[] lastCheckpoint = TimerCheckpoint.Values.NONE.body();
+    /** Guards the checkpoint's version fields and serializes checkpoint writes (never held while waiting for a thread). */
+    private final Object checkpointLock = new Object();
     private long stateVersion;
     private long versionTimestamp;
     private long versionCounter;
     private long lastFlushQueueOffset = -1;
     private long lastFlushReadTime = -1;
-    /** After recovery: units below this log offset whose record is at or past this CommitLog offset are dangling. */
-    private long logEndAtRecovery;
-    private long commitLogEndAtRecovery = Long.MAX_VALUE;
+    /**
+     * After recovery (or a cut of rmq_sys_wheel_timer): units below this log offset whose record is at or past
+     * this CommitLog offset are dangling; records written later at those offsets are others. Enqueue thread
+     * writes (recovery before it starts); the dequeue readers read.
+     */
+    private volatile long logEndAtRecovery;
+    private volatile long commitLogEndAtRecovery = Long.MAX_VALUE;
 
     private final AtomicLong enqueued = new AtomicLong();
     private final AtomicLong cancelled = new AtomicLong();
@@ -128,10 +134,10 @@ public final class TimerMessageStore implements TimerMessages {
             log = new TimerLog(root.resolve("timerlog"), config.mappedFileSizeTimerLog());
             log.load();
             recover(cp);
+            flushCheckpoint();
             delivery = new TimerDelivery(store, precisionMs, config.timerSkipUnknownError(),
                 config.timerGetMessageThreadNum(), config.timerPutMessageThreadNum(), metrics);
             delivery.setListener(listener);
-            flushCheckpoint();
         } catch (IOException | RuntimeException e) {
             closeFiles();
             throw e;
@@ -360,7 +366,7 @@ public final class TimerMessageStore implements TimerMessages {
         TimerCheckpoint.Values v = TimerCheckpoint.Values.parse(body);
         masterReadTimeMs = v.lastReadTimeMs();
         masterTimerQueueOffset = v.masterTimerQueueOffset();
-        synchronized (this) {
+        synchronized (checkpointLock) {
             stateVersion = v.stateVersion();
             versionTimestamp = v.timestamp();
             versionCounter = v.counter();
@@ -456,6 +462,14 @@ public final class TimerMessageStore implements TimerMessages {
             return 0;
         }
         long limit = store.wheelQueueMaxOffset();
+        if (currQueueOffset > limit) {
+            // rmq_sys_wheel_timer was cut back (a slave truncated to its new master): the entries from there on
+            // are new records; units already in the log that point into the cut part are dangling
+            LOG.warn("rmq_sys_wheel_timer ends at {} below the enqueue position {}: enqueue resumes there", limit,
+                currQueueOffset);
+            markDanglingFrom(store.commitLogMaxOffset());
+            currQueueOffset = limit;
+        }
         if (!dequeueEnabled) {
             limit = Math.min(limit, masterTimerQueueOffset);
         }
@@ -537,6 +551,12 @@ public final class TimerMessageStore implements TimerMessages {
             slot.magic());
         metrics.add(realTopic, liveCancel ? -1 : 1);
         enqueued.incrementAndGet();
+    }
+
+    /** Units now in the log that point at or past {@code commitLogEnd} are dangling (their records were cut). */
+    private void markDanglingFrom(long commitLogEnd) {
+        logEndAtRecovery = log.appendedOffset();
+        commitLogEndAtRecovery = commitLogEnd;
     }
 
     /** The rmq_sys_wheel_timer record at {@code offset} of {@code size} bytes, or null when it is not there. */
@@ -667,13 +687,13 @@ public final class TimerMessageStore implements TimerMessages {
                 continue;
             }
             boolean roll = TimerConstants.isRoll(u.magic());
-            String uniqKey = cancelKeys.isEmpty() ? null
-                : r.propertyMap().get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
+            TimerDelivery.Item item = new TimerDelivery.Item(r, u.writeTimeMs(), roll);
+            String uniqKey = cancelKeys.isEmpty() ? null : item.properties().get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
             if (!roll && uniqKey != null && cancelKeys.contains(uniqKey)) {
                 cancelled.incrementAndGet();
                 continue;
             }
-            puts.add(delivery.deliver(new TimerDelivery.Item(r, u.writeTimeMs(), roll), this::deliveryMayGoOn));
+            puts.add(delivery.deliver(item, this::deliveryMayGoOn));
         }
         return CompletableFuture.allOf(puts.toArray(new CompletableFuture[0])).thenApply(v -> {
             for (CompletableFuture<Boolean> p : puts) {
@@ -688,7 +708,13 @@ public final class TimerMessageStore implements TimerMessages {
     // ---- checkpoint -------------------------------------------------------------------------------
 
     /** Flushes log and wheel, then writes timercheck and timermetrics. Flush thread (and load/shutdown). */
-    synchronized void flushCheckpoint() throws IOException {
+    void flushCheckpoint() throws IOException {
+        synchronized (checkpointLock) {
+            writeCheckpoint();
+        }
+    }
+
+    private void writeCheckpoint() throws IOException {
         long queueOffset = currQueueOffset;
         Long pending = directPending.isEmpty() ? null : directPending.first();
         if (pending != null) {

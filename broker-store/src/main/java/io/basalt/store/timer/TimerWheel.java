@@ -89,6 +89,9 @@ public final class TimerWheel implements AutoCloseable {
 
     /** The slot of {@code timeMs}, or {@link Slot#EMPTY} when it holds another time or nothing. */
     public synchronized Slot slot(long timeMs) {
+        if (mapped == null) {
+            return Slot.EMPTY;   // closed: a late sender's flow-control check sees an empty slot
+        }
         int at = slotIndex(timeMs, precisionMs) * SLOT_SIZE;
         long units = mapped.getLong(at);
         if (units != timeMs / precisionMs) {
