@@ -17,6 +17,7 @@ import io.basalt.ha.SlaveStatus;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.FlushObserver;
 import io.basalt.store.MessageStore;
+import io.basalt.store.TimerMessages;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.basalt.broker.schedule.ScheduleMessageService;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -84,6 +85,7 @@ public final class BrokerMetrics implements TrafficObserver {
         registerServingGauges();
         registerConsumerLag();
         registerHa();
+        registerTimer();
         JvmMetrics.builder().register(registry);
     }
 
@@ -184,6 +186,33 @@ public final class BrokerMetrics implements TrafficObserver {
             .register(registry);
     }
 
+    /**
+     * The timer wheel ({@link TimerMessages#stats()}, read at each scrape): what it holds, how far enqueue and
+     * dequeue are behind, and what it did since start. All zero with {@code timerWheelEnable=false}. On a slave the
+     * dequeue lag grows: a slave enqueues but does not deliver.
+     */
+    private void registerTimer() {
+        TimerMessages timers = sources.store().timerMessages();
+        gauge("basalt_timer_pending_messages", "Timer messages in the wheel not yet delivered (cancels subtract)",
+            () -> timers.stats().pending());
+        gauge("basalt_timer_enqueue_lag_messages",
+            "rmq_sys_wheel_timer entries not yet in the wheel (RocketMQ's timerOffsetBehind)",
+            () -> timers.stats().enqueueLagMessages());
+        gauge("basalt_timer_enqueue_lag_seconds", "Age of the oldest rmq_sys_wheel_timer entry not yet in the wheel",
+            () -> timers.stats().enqueueLagMillis() / 1000.0);
+        gauge("basalt_timer_dequeue_lag_seconds",
+            "How far the wheel's read clock is behind now (RocketMQ's timerReadBehind); grows on a slave",
+            () -> timers.stats().dequeueLagMillis() / 1000.0);
+        counter("basalt_timer_enqueued", "Entries put into the timer wheel since start", () -> timers.stats().enqueued());
+        counter("basalt_timer_delivered", "Timer messages put back into their real topic since start",
+            () -> timers.stats().delivered());
+        counter("basalt_timer_cancelled", "Timer messages a TIMER_DEL_UNIQKEY message cancelled since start",
+            () -> timers.stats().cancelled());
+        counter("basalt_timer_dropped_entries",
+            "Timer-log entries dropped since start because their CommitLog record is gone or unreadable",
+            () -> timers.stats().droppedEntries());
+    }
+
     private void registerHa() {
         GaugeWithCallback.builder().name("basalt_ha_slave_ack_offset_bytes")
             .help("Highest CommitLog offset a slave acknowledged").labelNames("slave", "broker_id")
@@ -228,6 +257,10 @@ public final class BrokerMetrics implements TrafficObserver {
 
     private void gauge(String name, String help, java.util.function.DoubleSupplier value) {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+    }
+
+    private void counter(String name, String help, java.util.function.DoubleSupplier value) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
     }
 
     @Override
