@@ -179,6 +179,8 @@ public final class BrokerController {
             }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         metrics.registerConnectionCloses(this::connectionCloses);
+        metrics.registerDelayLevels(schedule::status);
+        schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
         store.setFlushObserver(metrics.flushObserver());
@@ -192,7 +194,8 @@ public final class BrokerController {
     }
 
     private static ScheduleSettings scheduleSettings(BrokerConfig broker) {
-        return ScheduleSettings.defaults();
+        return new ScheduleSettings(broker.flushDelayOffsetInterval(), broker.delayOffsetUpdateVersionStep(),
+            broker.scheduleAsyncDeliverMaxPendingLimit());
     }
 
     private NettyServerConfig serverConfig(int port) {

@@ -19,6 +19,7 @@ import io.basalt.store.PutMessageStatus;
 import io.basalt.store.FlushObserver;
 import io.basalt.store.MessageStore;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.basalt.broker.schedule.ScheduleMessageService;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -40,6 +41,7 @@ public final class BrokerMetrics implements TrafficObserver {
     static final double[] FLUSH_LATENCY_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
         1, 2.5};
     static final double[] GROUP_SIZE_BUCKETS = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+    static final double[] LATENESS_BUCKETS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 300};
 
     /** Stored messages and their body bytes of one topic. */
     private static final class TopicStats {
@@ -58,6 +60,8 @@ public final class BrokerMetrics implements TrafficObserver {
     private final Histogram flushLatency;
     private final Histogram flushGroupSize;
     private final RetryCounts retryCounts = new RetryCounts();
+    private final Histogram deliveryLateness;
+    private volatile java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> delayLevels = List::of;
 
     public BrokerMetrics(MetricsSources sources) {
         this.sources = sources;
@@ -73,6 +77,10 @@ public final class BrokerMetrics implements TrafficObserver {
         flushGroupSize = Histogram.builder().name("basalt_flush_group_size")
             .help("Synchronous puts served by one group-commit force (SYNC_FLUSH)")
             .classicOnly().classicUpperBounds(GROUP_SIZE_BUCKETS).withoutExemplars().register(registry);
+        deliveryLateness = Histogram.builder().name("basalt_delivery_lateness_seconds")
+            .help("How long after its due time a delayed (kind delay) or timer (kind timer) message was stored in its"
+                + " real topic").labelNames("kind")
+            .classicOnly().classicUpperBounds(LATENESS_BUCKETS).withoutExemplars().register(registry);
         registerPutCounters();
         registerStoreGauges();
         registerServingGauges();
@@ -215,6 +223,33 @@ public final class BrokerMetrics implements TrafficObserver {
             .register(registry);
     }
 
+    /**
+     * Records one delivery of a delayed ({@code kind} "delay") or timer ("timer") message, {@code latenessMillis}
+     * after it was due (a negative value, a clock step, counts as 0). Any thread; must not block.
+     */
+    public void recordDeliveryLateness(String kind, long latenessMillis) {
+        deliveryLateness.labelValues(kind).observe(Math.max(0, latenessMillis) / 1000.0);
+    }
+
+    /** The delay levels' gauges and counters, per level of {@code messageDelayLevel}, read when scraped. */
+    public void registerDelayLevels(java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> levels) {
+        this.delayLevels = levels;
+        GaugeWithCallback.builder().name("basalt_delay_backlog_messages")
+            .help("Messages of a delay level not yet put back into their topic (queue max offset minus delivery offset)")
+            .labelNames("level")
+            .callback(cb -> levels.get().forEach(l -> cb.call(l.backlog(), Integer.toString(l.level()))))
+            .register(registry);
+        GaugeWithCallback.builder().name("basalt_delay_oldest_due_age_seconds")
+            .help("How long the oldest due but undelivered message of a delay level has been due (0 when none)")
+            .labelNames("level")
+            .callback(cb -> levels.get().forEach(l -> cb.call(l.oldestDueAgeMillis() / 1000.0, Integer.toString(l.level()))))
+            .register(registry);
+        CounterWithCallback.builder().name("basalt_delay_delivered")
+            .help("Messages of a delay level put back into their topic since start").labelNames("level")
+            .callback(cb -> levels.get().forEach(l -> cb.call(l.delivered(), Integer.toString(l.level()))))
+            .register(registry);
+    }
+
     private void gauge(String name, String help, java.util.function.DoubleSupplier value) {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
     }
@@ -257,6 +292,11 @@ public final class BrokerMetrics implements TrafficObserver {
 
     public PrometheusRegistry registry() {
         return registry;
+    }
+
+    /** The delay levels as of now (the status page). */
+    List<ScheduleMessageService.LevelStatus> delayLevels() {
+        return delayLevels.get();
     }
 
     MetricsSources sources() {

@@ -74,6 +74,11 @@
       var queues = g.queues.map(function (q) { return q.queueId + ': ' + q.consumerOffset + '/' + q.brokerOffset; }).join(', ');
       return [el('td', g.group), el('td', g.topic), el('td', fmt(g.lag), g.lag > 0 ? 'num lag' : 'num'), el('td', queues)];
     }));
+    fillBody('delay-levels', (s.delayLevels || []).map(function (d) {
+      return [el('td', d.level + ' (' + fmt(d.delayMs / 1000, 0) + ' s)'), el('td', fmt(d.offset) + ' / ' + fmt(d.maxOffset), 'num'),
+        el('td', fmt(d.backlog), 'num'), el('td', fmt(d.oldestDueAgeMs / 1000, 1), d.oldestDueAgeMs > 1000 ? 'num lag' : 'num'),
+        el('td', fmt(d.delivered), 'num'), el('td', fmt(d.putFailures) + ' / ' + fmt(d.skipped), 'num')];
+    }));
     document.getElementById('ha-role').textContent = 'role: ' + s.ha.role + (s.ha.slaves.length ? '' : ' (no slaves connected)');
     fillBody('retries', (s.retries || []).map(function (r) {
       return [el('td', r.group), el('td', String(r.retries), 'num'), el('td', String(r.deadLettered), 'num'),
