@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.basalt.broker.metrics.ConsumerLag.QueueLag;
+import io.basalt.broker.retry.RetryCounts;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.FlushObserver;
@@ -59,6 +60,7 @@ public final class BrokerMetrics implements TrafficObserver {
     private final Histogram putLatency;
     private final Histogram flushLatency;
     private final Histogram flushGroupSize;
+    private final RetryCounts retryCounts = new RetryCounts();
     private final Histogram deliveryLateness;
     private volatile java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> delayLevels = List::of;
 
@@ -86,6 +88,7 @@ public final class BrokerMetrics implements TrafficObserver {
         registerConsumerLag();
         registerHa();
         registerTimer();
+        registerRetries();
         JvmMetrics.builder().register(registry);
     }
 
@@ -211,6 +214,27 @@ public final class BrokerMetrics implements TrafficObserver {
         counter("basalt_timer_dropped_entries",
             "Timer-log entries dropped since start because their CommitLog record is gone or unreadable",
             () -> timers.stats().droppedEntries());
+    }
+
+    private void registerRetries() {
+        CounterWithCallback.builder().name("basalt_consumer_retries")
+            .help("Messages consumers gave back that were stored for another delivery (CONSUMER_SEND_MSG_BACK or a"
+                + " send to %RETRY%), by consumer group").labelNames("group")
+            .callback(cb -> retryCounts.snapshot().forEach((group, c) -> cb.call(c.retries(), group))).register(registry);
+        CounterWithCallback.builder().name("basalt_consumer_dlq")
+            .help("Messages written to a group's %DLQ% topic (retries used up, delayLevel < 0, or an orderly consumer"
+                + " giving up), by consumer group").labelNames("group")
+            .callback(cb -> retryCounts.snapshot().forEach((group, c) -> cb.call(c.deadLettered(), group)))
+            .register(registry);
+        CounterWithCallback.builder().name("basalt_consumer_retry_dropped")
+            .help("Messages consumers gave back that were dropped because the group has retryQueueNums <= 0, by"
+                + " consumer group").labelNames("group")
+            .callback(cb -> retryCounts.snapshot().forEach((group, c) -> cb.call(c.dropped(), group))).register(registry);
+    }
+
+    /** Where the send and send-back processors count retries, dead letters and drops per consumer group. */
+    public RetryCounts retryCounts() {
+        return retryCounts;
     }
 
     private void registerHa() {

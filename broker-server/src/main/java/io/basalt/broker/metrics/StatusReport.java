@@ -73,6 +73,9 @@ final class StatusReport {
                 .put("consumerOffset", l.consumerOffset()).put("lag", l.lag());
         }
         timer(root.putObject("timer"), store.timerMessages());
+        ArrayNode retries = root.putArray("retries");
+        metrics.retryCounts().snapshot().forEach((group, c) -> retries.addObject().put("group", group)
+            .put("retries", c.retries()).put("deadLettered", c.deadLettered()).put("dropped", c.dropped()));
         ObjectNode ha = root.putObject("ha");
         ha.put("role", metrics.sources().haRole().get());
         ArrayNode slaves = ha.putArray("slaves");
