@@ -106,7 +106,7 @@ class ConfigTableCoverageTest {
             // not a number
         }
         candidates.addAll(List.of("SYNC_FLUSH", "SYNC_MASTER", "127.0.0.1:1", dir.resolve("elsewhere").toString(),
-            current + "x", "05"));
+            current + "x", "05", current + " 1s"));
         for (String candidate : candidates) {
             if (candidate.equals(current)) {
                 continue;
