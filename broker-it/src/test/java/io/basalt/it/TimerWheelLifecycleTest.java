@@ -54,13 +54,13 @@ class TimerWheelLifecycleTest {
     @Test
     void timersPendingAtAKillAreDeliveredAfterTheRestartNoneEarly() throws Exception {
         String topic = "TimerRestart";
-        int count = 50;
+        int count = 20;
         Map<String, Long> due = new HashMap<>();
         try (BrokerProcess broker = BrokerProcess.create(dir.resolve("restart"), Map.of("timerPrecisionMs", "100"))) {
             broker.start();
             DefaultMQProducer producer = Clients.producer(broker, "pg-timer-restart");
             try {
-                long base = System.currentTimeMillis() + 6_000;
+                long base = System.currentTimeMillis() + 4_000;
                 for (int i = 0; i < count; i++) {
                     long deliverAt = base + i * 40L;
                     Message m = new Message(topic, ("restart-" + i).getBytes(StandardCharsets.UTF_8));
