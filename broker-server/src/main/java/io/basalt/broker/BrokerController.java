@@ -155,8 +155,6 @@ public final class BrokerController {
         topics.limitSendPathCreations(new TopicCreationLimiter(broker.autoCreateTopicPerClientPerSecond(), System::nanoTime));
         this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis, group ->
             subscriptionGroups.get(group).map(SubscriptionGroupConfig::notifyConsumerIdsChangedEnable).orElse(true));
-        // the put pipeline (RocketMQ's handleScheduleMessage): the timer step first, then the delay-level step
-        store.addPutTransform(store.timerMessages().putTransform());
         this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
         this.schedule = new ScheduleMessageService(store, configuration.store().delayLevels(),
             new DelayOffsetFile(configDir(configuration)), scheduleSettings(broker), replication::acceptsWrites,
