@@ -142,6 +142,11 @@ final class BenchClients {
         }
 
         void send(Message msg) throws InterruptedException {
+            send(msg, null, 0);
+        }
+
+        /** Sends; when the send fails, {@code lateness} learns that {@code sequence} was never sent. */
+        void send(Message msg, Lateness lateness, long sequence) throws InterruptedException {
             inFlight.acquire();
             try {
                 producer.send(msg, new SendCallback() {
@@ -153,15 +158,18 @@ final class BenchClients {
 
                     @Override
                     public void onException(Throwable e) {
-                        fail(e);
+                        fail(e, lateness, sequence);
                     }
                 });
             } catch (Exception e) {
-                fail(e);
+                fail(e, lateness, sequence);
             }
         }
 
-        private void fail(Throwable e) {
+        private void fail(Throwable e, Lateness lateness, long sequence) {
+            if (lateness != null) {
+                lateness.markUnsent(sequence);
+            }
             if (firstError == null) {
                 firstError = String.valueOf(e);
             }

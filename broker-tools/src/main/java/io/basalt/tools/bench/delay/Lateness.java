@@ -31,6 +31,7 @@ public final class Lateness {
     private final Histogram consumerMs = new Histogram(3);
     private final Map<Long, Integer> storedPerSecond = new HashMap<>();
     private long unique;
+    private long unsent;
     private long duplicates;
     private long brokerEarly;
     private long consumerEarly;
@@ -76,16 +77,30 @@ public final class Lateness {
         storedPerSecond.merge(Math.floorDiv(storeMs, 1000L), 1, Integer::sum);
     }
 
+    /**
+     * A message whose send failed (after the client's retries): it is not expected, counted apart and never
+     * missing. A later delivery of it (the broker stored it after all) counts as a duplicate.
+     */
+    public synchronized void markUnsent(long sequence) {
+        if (sequence < 0 || sequence >= expected) {
+            throw new IllegalArgumentException("sequence " + sequence + " outside 0.." + (expected - 1));
+        }
+        if (!seen.get((int) sequence)) {
+            seen.set((int) sequence);
+            unsent++;
+        }
+    }
+
     public synchronized long unique() {
         return unique;
     }
 
     public synchronized boolean complete() {
-        return unique == expected;
+        return unique + unsent == expected;
     }
 
     public synchronized long missing() {
-        return expected - unique;
+        return expected - unique - unsent;
     }
 
     /** Calls {@code action} with every sequence number not received yet, in ascending order. */
@@ -111,7 +126,7 @@ public final class Lateness {
     public synchronized Report report() {
         int peak = storedPerSecond.values().stream().mapToInt(Integer::intValue).max().orElse(0);
         double spanS = unique > 1 ? Math.max(1, lastStoreMs - firstStoreMs) / 1000.0 : 0;
-        return new Report(expected, unique, duplicates, expected - unique, censored, brokerEarly, consumerEarly,
+        return new Report(expected, unique, duplicates, expected - unique - unsent, unsent, censored, brokerEarly, consumerEarly,
             Percentiles.of(brokerMs), Percentiles.of(consumerMs),
             unique == 0 ? -1 : lastStoreMs - maxDueMs, unique == 0 ? -1 : lastReceiveMs - maxDueMs,
             spanS == 0 ? 0 : unique / spanS, peak);
@@ -134,17 +149,17 @@ public final class Lateness {
      * {@code storeRatePerS}: unique deliveries over the span of their store times; {@code peakStoredPerS}: the most
      * put back in one wall-clock second. {@code censored} of the consumer percentiles are lower bounds.
      */
-    public record Report(long expected, long received, long duplicates, long missing, long censored, long brokerEarly,
+    public record Report(long expected, long received, long duplicates, long missing, long unsent, long censored, long brokerEarly,
                          long consumerEarly, Percentiles broker, Percentiles consumer, long lastStoredAfterDueMs,
                          long lastReceivedAfterDueMs, double storeRatePerS, int peakStoredPerS) {
         /** One line of {@code key=value} figures, {@code prefix} first (e.g. the broker's name and the case). */
         public String line(String prefix) {
             return String.format(Locale.ROOT,
-                "%s expected=%d received=%d missing=%d dup=%d early_broker=%d early_consumer=%d"
+                "%s expected=%d received=%d missing=%d unsent=%d dup=%d early_broker=%d early_consumer=%d"
                     + " broker_late_ms_p50=%d p99=%d p999=%d max=%d"
                     + " consumer_late_ms_p50=%d p99=%d p999=%d max=%d censored=%d"
                     + " last_stored_after_due_ms=%d last_received_after_due_ms=%d store_rate_per_s=%.0f peak_stored_per_s=%d",
-                prefix, expected, received, missing, duplicates, brokerEarly, consumerEarly,
+                prefix, expected, received, missing, unsent, duplicates, brokerEarly, consumerEarly,
                 broker.p50, broker.p99, broker.p999, broker.max,
                 consumer.p50, consumer.p99, consumer.p999, consumer.max, censored,
                 lastStoredAfterDueMs, lastReceivedAfterDueMs, storeRatePerS, peakStoredPerS);

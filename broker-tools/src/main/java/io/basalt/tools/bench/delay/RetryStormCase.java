@@ -92,7 +92,7 @@ final class RetryStormCase implements Callable<Integer> {
         DefaultMQProducer stormProducer = clients.startProducer(stormTopic.replace("DelayBench_", "p_"));
         try {
             BenchClients.AsyncSender userSender = new BenchClients.AsyncSender(userProducer, common.window);
-            long[] baselineDue = sendUser(userSender, userTopic, "base", baselineCount, userDelayMs);
+            long[] baselineDue = sendUser(userSender, baseline, userTopic, "base", baselineCount, userDelayMs);
             awaitAll(out, baseline, baselineDue, "baseline");
             out.println(String.format(Locale.ROOT, "RESULT %s retry-storm phase=baseline user_rate=%d user_level=%d user_delay_ms=%d ",
                 common.label, userRate, userLevel, userDelayMs) + baseline.report().line("").trim());
@@ -116,7 +116,7 @@ final class RetryStormCase implements Callable<Integer> {
                 }
             }, "delaybench-storm-sender");
             storm.start();
-            long[] stormDue = sendUser(userSender, userTopic, "storm", stormUserCount, userDelayMs);
+            long[] stormDue = sendUser(userSender, duringStorm, userTopic, "storm", stormUserCount, userDelayMs);
             storm.join();
             stormSender.drain();
             double stormS = (System.nanoTime() - stormStart) / 1e9;
@@ -143,7 +143,7 @@ final class RetryStormCase implements Callable<Integer> {
     }
 
     /** Paced user sends with tag {@code tag}; returns each message's due time (send time + the level's delay). */
-    private long[] sendUser(BenchClients.AsyncSender sender, String topic, String tag, int count, long delayMs) throws InterruptedException {
+    private long[] sendUser(BenchClients.AsyncSender sender, Lateness lateness, String topic, String tag, int count, long delayMs) throws InterruptedException {
         long[] due = new long[count];
         BenchClients.Pacer pacer = new BenchClients.Pacer(userRate);
         for (int i = 0; i < count; i++) {
@@ -151,7 +151,7 @@ final class RetryStormCase implements Callable<Integer> {
             due[i] = System.currentTimeMillis() + delayMs;
             Message msg = new Message(topic, tag, new ProbeBody(i, due[i]).encode(common.size));
             msg.setDelayTimeLevel(userLevel);
-            sender.send(msg);
+            sender.send(msg, lateness, i);
         }
         sender.drain();
         return due;

@@ -53,7 +53,7 @@ final class TimerBurstCase implements Callable<Integer> {
             for (int i = 0; i < count; i++) {
                 Message msg = new Message(topic, new ProbeBody(i, dueMs).encode(common.size));
                 msg.setDeliverTimeMs(dueMs);
-                sender.send(msg);
+                sender.send(msg, lateness, i);
             }
             sender.drain();
             double sendS = (System.nanoTime() - sendStart) / 1e9;
