@@ -364,8 +364,9 @@ public final class BrokerController {
 
         StoreHost storeHost = new StoreHost(broker.brokerClusterName(), broker.brokerName(),
             new InetSocketAddress(broker.brokerIP1(), broker.listenPort()));
+        QueueLockManager queueLocks = new QueueLockManager(60_000, System::currentTimeMillis);
         register(send, new SendMessageProcessor(storeHost, replication::acceptsWrites, configuration.store().maxMessageSize(),
-                store, topics, counters),
+                store, topics, counters, subscriptionGroups, queueLocks, metrics.retryCounts()),
             RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
         // never blocks a send thread: the push to the requester and the store complete on their own threads
         register(send, new ReplyMessageProcessor(storeHost, replication::acceptsWrites,
@@ -378,9 +379,9 @@ public final class BrokerController {
                     replication::masterStreaming, replication::isSlaveInSync), counters, filters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
         register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
-            replication::acceptsWrites),
+            replication::acceptsWrites, metrics.retryCounts()),
             RequestCode.CONSUMER_SEND_MSG_BACK);
-        register(clientManage, new ClientManageProcessor(clients, new QueueLockManager(60_000, System::currentTimeMillis),
+        register(clientManage, new ClientManageProcessor(clients, queueLocks,
                 subscriptionGroups, topics, filters),
             RequestCode.HEART_BEAT, RequestCode.UNREGISTER_CLIENT, RequestCode.CHECK_CLIENT_CONFIG,
             RequestCode.GET_CONSUMER_LIST_BY_GROUP, RequestCode.LOCK_BATCH_MQ, RequestCode.UNLOCK_BATCH_MQ);

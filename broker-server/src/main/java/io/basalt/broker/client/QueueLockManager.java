@@ -45,6 +45,25 @@ public final class QueueLockManager {
         return locked;
     }
 
+    /**
+     * Whether a client of {@code group} holds a queue lock that has not expired, i.e. an orderly consumer of the
+     * group is running against this broker (RocketMQ's {@code !isLockAllExpired(group)}). A send to the group's
+     * {@code %RETRY%} topic is then an orderly consumer giving up on a message, which goes to the DLQ.
+     */
+    public boolean holdsUnexpiredLock(String group) {
+        ConcurrentMap<MessageQueue, Lock> locks = groups.get(group);
+        if (locks == null) {
+            return false;
+        }
+        long now = clock.getAsLong();
+        for (Lock lock : locks.values()) {
+            if (now - lock.lastUpdateMillis() <= lockExpiryMs) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public void unlock(String group, String clientId, Set<MessageQueue> queues) {
         ConcurrentMap<MessageQueue, Lock> locks = groups.get(group);
         if (locks == null) {

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.basalt.broker.metrics.ConsumerLag.QueueLag;
+import io.basalt.broker.retry.RetryCounts;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.FlushObserver;
@@ -56,6 +57,7 @@ public final class BrokerMetrics implements TrafficObserver {
     private final Histogram putLatency;
     private final Histogram flushLatency;
     private final Histogram flushGroupSize;
+    private final RetryCounts retryCounts = new RetryCounts();
 
     public BrokerMetrics(MetricsSources sources) {
         this.sources = sources;
@@ -76,6 +78,7 @@ public final class BrokerMetrics implements TrafficObserver {
         registerServingGauges();
         registerConsumerLag();
         registerHa();
+        registerRetries();
         JvmMetrics.builder().register(registry);
     }
 
@@ -174,6 +177,27 @@ public final class BrokerMetrics implements TrafficObserver {
             .callback(cb -> consumerLag().forEach(l -> cb.call(l.lag(), l.group(), l.topic(),
                 Integer.toString(l.queueId()))))
             .register(registry);
+    }
+
+    private void registerRetries() {
+        CounterWithCallback.builder().name("basalt_consumer_retries")
+            .help("Messages consumers gave back that were stored for another delivery (CONSUMER_SEND_MSG_BACK or a"
+                + " send to %RETRY%), by consumer group").labelNames("group")
+            .callback(cb -> retryCounts.snapshot().forEach((group, c) -> cb.call(c.retries(), group))).register(registry);
+        CounterWithCallback.builder().name("basalt_consumer_dlq")
+            .help("Messages written to a group's %DLQ% topic (retries used up, delayLevel < 0, or an orderly consumer"
+                + " giving up), by consumer group").labelNames("group")
+            .callback(cb -> retryCounts.snapshot().forEach((group, c) -> cb.call(c.deadLettered(), group)))
+            .register(registry);
+        CounterWithCallback.builder().name("basalt_consumer_retry_dropped")
+            .help("Messages consumers gave back that were dropped because the group has retryQueueNums <= 0, by"
+                + " consumer group").labelNames("group")
+            .callback(cb -> retryCounts.snapshot().forEach((group, c) -> cb.call(c.dropped(), group))).register(registry);
+    }
+
+    /** Where the send and send-back processors count retries, dead letters and drops per consumer group. */
+    public RetryCounts retryCounts() {
+        return retryCounts;
     }
 
     private void registerHa() {

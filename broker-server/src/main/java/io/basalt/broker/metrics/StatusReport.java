@@ -70,6 +70,9 @@ final class StatusReport {
             ((ArrayNode) g.get("queues")).addObject().put("queueId", l.queueId()).put("brokerOffset", l.brokerOffset())
                 .put("consumerOffset", l.consumerOffset()).put("lag", l.lag());
         }
+        ArrayNode retries = root.putArray("retries");
+        metrics.retryCounts().snapshot().forEach((group, c) -> retries.addObject().put("group", group)
+            .put("retries", c.retries()).put("deadLettered", c.deadLettered()).put("dropped", c.dropped()));
         ObjectNode ha = root.putObject("ha");
         ha.put("role", metrics.sources().haRole().get());
         ArrayNode slaves = ha.putArray("slaves");

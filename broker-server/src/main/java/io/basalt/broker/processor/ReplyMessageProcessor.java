@@ -100,7 +100,9 @@ public final class ReplyMessageProcessor implements RequestProcessor {
             .reconsumeTimes(header.getReconsumeTimes() == null ? 0 : header.getReconsumeTimes()).build();
         CompletableFuture<Stored> stored = store.asyncPutMessage(message)
             .thenApply(result -> storedOrNull(result, message, startNanos));
-        return pushFailure.thenCombine(stored, (failure, m) -> response(failure, queueId, m));
+        // a store that failed stop fails the waiting put: SERVICE_NOT_AVAILABLE, as for a send, not a processor error
+        return pushFailure.thenCombine(stored, (failure, m) -> response(failure, queueId, m))
+            .exceptionally(SendMessageProcessor::refusedAfterFailStop);
     }
 
     /** Pushes the reply to its requester; completes with null once it took it, else with why not. */

@@ -1,5 +1,6 @@
 package io.basalt.broker.processor;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 
+import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.retry.RetryCounts;
+import io.basalt.broker.retry.RetryTopics;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -24,6 +29,8 @@ import io.basalt.store.PutMessageResult;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.StoreException;
 import io.basalt.store.MessageStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * SEND_MESSAGE, SEND_MESSAGE_V2 and SEND_BATCH_MESSAGE: validates the request with {@link SendRequestCheck}
@@ -31,9 +38,11 @@ import io.basalt.store.MessageStore;
  * remark saying what is wrong; the topic auto-created from its template when allowed), builds the stored message(s)
  * and answers when the store's future completes. Only the four "stored" statuses answer with the send
  * header; every refusal means nothing was written (docs/pain-points.md#pp-3), so a client may retry it safely.
+ * A send to a {@code %RETRY%} topic may be redirected to the group's DLQ first ({@link RetryTopicSends}).
  * Safe for concurrent calls.
  */
 public final class SendMessageProcessor implements RequestProcessor {
+    private static final Logger log = LoggerFactory.getLogger(SendMessageProcessor.class);
     private static final int MAX_PROPERTIES_LENGTH = SendRequestCheck.MAX_PROPERTIES_LENGTH;
     static final String PROPERTY_CLUSTER = "CLUSTER";
     static final String REGION = "DefaultRegion";
@@ -43,15 +52,21 @@ public final class SendMessageProcessor implements RequestProcessor {
     private final MessageStore store;
     private final BrokerCounters counters;
     private final UniqueIdGenerator ids;
+    private final RetryTopicSends retries;
 
     /**
      * @param writable       whether producers' writes are accepted now: a running, unfenced master (a slave or
      *                       a deposed master refuses)
      * @param maxMessageSize largest body accepted, bytes
+     * @param groups         consumer groups, for sends to their {@code %RETRY%} topics ({@link RetryTopicSends})
+     * @param locks          the orderly consumers' queue locks: a group holding one dead-letters its retry sends
+     * @param retryCounts    where retries and dead letters of sends to retry topics are counted per group
      */
     public SendMessageProcessor(StoreHost host, BooleanSupplier writable, int maxMessageSize, MessageStore store,
-                                TopicConfigManager topics, BrokerCounters counters) {
+                                TopicConfigManager topics, BrokerCounters counters, SubscriptionGroupManager groups,
+                                QueueLockManager locks, RetryCounts retryCounts) {
         this.host = host;
+        this.retries = new RetryTopicSends(groups, locks, topics, retryCounts);
         this.check = new SendRequestCheck(host, writable, maxMessageSize, topics);
         this.store = store;
         this.counters = counters;
@@ -68,14 +83,30 @@ public final class SendMessageProcessor implements RequestProcessor {
             return done(BrokerResponseCode.INVALID_PARAMETER, "bad send request header: " + e.getMessage());
         }
         boolean batch = request.code() == RequestCode.SEND_BATCH_MESSAGE;
-        String topic = header.getTopic();
         byte[] body = request.body();
         SendRequestCheck.Verdict verdict = check.check(header, body, context.remoteAddress(), batch);
         if (verdict instanceof SendRequestCheck.Refused refused) {
             return CompletableFuture.completedFuture(refused.response());
         }
-        int queueId = ((SendRequestCheck.Accepted) verdict).queueId();
-        String properties = header.getProperties() == null ? "" : header.getProperties();
+        int acceptedQueueId = ((SendRequestCheck.Accepted) verdict).queueId();
+        String clientProperties = header.getProperties() == null ? "" : header.getProperties();
+        RetryTopicSends.Route route = null;
+        if (!batch && RetryTopics.isRetryTopic(header.getTopic())) {
+            try {
+                route = retries.route(header, request.version(), clientProperties);
+            } catch (IOException e) {
+                log.error("cannot persist the DLQ topic or group created for a send to {}", header.getTopic(), e);
+                return done(ResponseCode.SYSTEM_ERROR, "cannot create the DLQ of " + header.getTopic() + ": "
+                    + e.getMessage());
+            }
+            if (route instanceof RetryTopicSends.Refused refused) {
+                return done(refused.code(), refused.remark());
+            }
+        }
+        RetryTopicSends.DeadLetter deadLetter = route instanceof RetryTopicSends.DeadLetter d ? d : null;
+        String topic = deadLetter != null ? deadLetter.topic() : header.getTopic();
+        int queueId = deadLetter != null ? 0 : acceptedQueueId;
+        String properties = deadLetter != null ? deadLetter.properties() : clientProperties;
         InetSocketAddress bornHost = (InetSocketAddress) context.remoteAddress();
         java.util.function.Consumer<BrokerMessage.Builder> common = b -> b.topic(topic).queueId(queueId)
             .bornTimestamp(header.getBornTimestamp()).bornHost(bornHost).storeHost(host.address())
@@ -91,9 +122,27 @@ public final class SendMessageProcessor implements RequestProcessor {
         BrokerMessage.Builder builder = BrokerMessage.builder().flag(header.getFlag()).body(body).propertiesString(stored);
         common.accept(builder);
         BrokerMessage message = builder.build();
+        RetryTopicSends.Route retryRoute = route;
         return store.asyncPutMessage(message)
-            .thenApply(result -> response(result, List.of(message), startNanos))
+            .thenApply(result -> {
+                if (retryRoute != null && result.status().isStored()) {
+                    counted(retryRoute, message);
+                }
+                return response(result, List.of(message), startNanos);
+            })
             .exceptionally(SendMessageProcessor::refusedAfterFailStop);
+    }
+
+    /** Counts a stored send to a retry topic as a retry or a dead letter of its group. */
+    private void counted(RetryTopicSends.Route route, BrokerMessage message) {
+        if (route instanceof RetryTopicSends.DeadLetter d) {
+            String originTopic = MessageProperties.parse(message.propertiesString())
+                .get(ConsumerSendMsgBackProcessor.PROPERTY_RETRY_TOPIC);
+            retries.counts().deadLettered(d.group(), d.topic(), originTopic, message.uniqKey(), message.reconsumeTimes(),
+                message.storeTimestamp());
+        } else if (route instanceof RetryTopicSends.Retry r) {
+            retries.counts().retried(r.group());
+        }
     }
 
     private CompletableFuture<RemotingCommand> sendBatch(SendMessageRequestHeader header, byte[] body, String properties,

@@ -213,16 +213,26 @@ public final class TopicConfigManager {
 
     /** Creates {@code %RETRY%<group>}-style topics (1 queue, RW) if missing. */
     public TopicConfig createIfAbsent(String topic, int queueNums, int perm) throws IOException {
+        return createIfAbsent(topic, queueNums, perm, 0);
+    }
+
+    /**
+     * RocketMQ's {@code createTopicInSendMessageBackMethod}: {@code topic} with {@code queueNums} read and write
+     * queues, {@code perm} and {@code topicSysFlag} (e.g. UNIT_SUB for a unit-mode consumer's retry topic) if
+     * missing; an existing topic is returned as it is.
+     */
+    public TopicConfig createIfAbsent(String topic, int queueNums, int perm, int topicSysFlag) throws IOException {
         TopicConfig existing = topics.get(topic);
         if (existing != null) {
             return existing;
         }
-        TopicConfig created = TopicConfig.of(topic, queueNums, perm);
+        TopicConfig created = new TopicConfig(topic, queueNums, queueNums, perm, "SINGLE_TAG", topicSysFlag, false,
+            java.util.Map.of());
         TopicConfig winner = topics.putIfAbsent(topic, created);
         if (winner != null) {
             return winner;
         }
-        log.info("created topic {} ({} queues, perm {})", topic, queueNums, perm);
+        log.info("created topic {} ({} queues, perm {}, topicSysFlag {})", topic, queueNums, perm, topicSysFlag);
         changedOnSendPath();
         return created;
     }

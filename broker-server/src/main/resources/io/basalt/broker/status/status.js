@@ -75,6 +75,10 @@
       return [el('td', g.group), el('td', g.topic), el('td', fmt(g.lag), g.lag > 0 ? 'num lag' : 'num'), el('td', queues)];
     }));
     document.getElementById('ha-role').textContent = 'role: ' + s.ha.role + (s.ha.slaves.length ? '' : ' (no slaves connected)');
+    fillBody('retries', (s.retries || []).map(function (r) {
+      return [el('td', r.group), el('td', String(r.retries), 'num'), el('td', String(r.deadLettered), 'num'),
+        el('td', String(r.dropped), 'num')];
+    }));
     fillBody('ha', s.ha.slaves.map(function (h) {
       return [el('td', h.address + ' (brokerId ' + h.brokerId + ')'), el('td', fmt(h.ackOffset), 'num'), el('td', fmt(h.lagBytes), 'num'), el('td', fmt(h.lagMs), 'num')];
     }));

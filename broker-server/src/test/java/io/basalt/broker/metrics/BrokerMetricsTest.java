@@ -202,4 +202,21 @@ class BrokerMetricsTest {
         assertTrue(json.contains("\"role\":\"ASYNC_MASTER\""), json);
         assertTrue(json.contains("\"series\":[{\"t\":1002000,\"putTps\":3.0"), json);
     }
+
+    @Test
+    void retriesDeadLettersAndDropsAreCountedPerGroupAndShownOnTheStatusPage() throws Exception {
+        metrics.retryCounts().retried("billing");
+        metrics.retryCounts().retried("billing");
+        metrics.retryCounts().deadLettered("billing", "%DLQ%billing", "Orders", "U-1", 4, 1L);
+        metrics.retryCounts().dropped("audit", 0);
+
+        String text = scrape();
+        assertEquals(2, sample(text, "basalt_consumer_retries_total{group=\"billing\"}"));
+        assertEquals(1, sample(text, "basalt_consumer_dlq_total{group=\"billing\"}"));
+        assertEquals(1, sample(text, "basalt_consumer_retry_dropped_total{group=\"audit\"}"));
+        assertEquals(0, sample(text, "basalt_consumer_dlq_total{group=\"audit\"}"));
+        String json = new StatusReport(metrics, new TrafficSampler(metrics, System::currentTimeMillis), "broker-a").json();
+        assertTrue(json.contains("\"retries\":[{\"group\":\"audit\",\"retries\":0,\"deadLettered\":0,\"dropped\":1},"
+            + "{\"group\":\"billing\",\"retries\":2,\"deadLettered\":1,\"dropped\":0}]"), json);
+    }
 }

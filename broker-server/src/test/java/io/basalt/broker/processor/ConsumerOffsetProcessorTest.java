@@ -7,7 +7,10 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.retry.RetryCounts;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -45,7 +48,9 @@ class ConsumerOffsetProcessorTest {
         TopicConfigManager topics = TopicConfigManager.open(dir.resolve("config"), true, 4);
         committed = ConsumerOffsetManager.open(dir.resolve("config"));
         StoreHost host = new StoreHost("DefaultCluster", "broker-a", new InetSocketAddress("127.0.0.1", 10911));
-        send = new SendMessageProcessor(host, () -> true, 64 * 1024, store, topics, new BrokerCounters());
+        send = new SendMessageProcessor(host, () -> true, 64 * 1024, store, topics, new BrokerCounters(),
+            SubscriptionGroupManager.open(dir.resolve("groups"), true), new QueueLockManager(60_000, System::currentTimeMillis),
+            new RetryCounts());
         offsets = new ConsumerOffsetProcessor(store, topics, committed);
     }
 

@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.QueueLockManager;
+import io.basalt.broker.retry.RetryCounts;
 import io.basalt.broker.client.ConsumerGroupInfo;
 import io.basalt.broker.client.SubscriptionData;
 import io.basalt.broker.filter.ConsumerFilters;
@@ -83,8 +85,10 @@ class PullMessageProcessorTest {
         offsets = ConsumerOffsetManager.open(dir.resolve("config"));
         StoreHost host = new StoreHost("DefaultCluster", "broker-a", new InetSocketAddress("127.0.0.1", 10911));
         BrokerCounters counters = new BrokerCounters();
-        send = new SendMessageProcessor(host, () -> true, 64 * 1024, store, topics, counters);
-        sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address(), () -> true);
+        send = new SendMessageProcessor(host, () -> true, 64 * 1024, store, topics, counters, subscriptionGroups,
+            new QueueLockManager(60_000, System::currentTimeMillis), new RetryCounts());
+        sendBack = new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, host.address(), () -> true,
+            new RetryCounts());
         clients = new ClientManager(120_000, System::currentTimeMillis);
         filters = new ConsumerFilters(enablePropertyFilter);
         pull = new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
@@ -343,7 +347,7 @@ class PullMessageProcessorTest {
     void aBrokerThatAcceptsNoWritesRefusesASendBackAndWritesNothing() throws Exception {
         assertEquals(ResponseCode.SUCCESS, send.processRequest(context, sendRequest("TagA", "failing")).get().code());
         ConsumerSendMsgBackProcessor onASlave = new ConsumerSendMsgBackProcessor(store, topics, groups,
-            new InetSocketAddress("127.0.0.1", 10911), () -> false);
+            new InetSocketAddress("127.0.0.1", 10911), () -> false, new RetryCounts());
         long end = store.getMaxPhyOffset();
         RemotingCommand r = RemotingCommand.request(RequestCode.CONSUMER_SEND_MSG_BACK);
         r.putExtField("offset", "0");
@@ -352,7 +356,9 @@ class PullMessageProcessorTest {
 
         RemotingCommand refused = onASlave.processRequest(context, r).get();
 
-        assertEquals(ResponseCode.SERVICE_NOT_AVAILABLE, refused.code(), "the client resends through the master");
+        // RocketMQ's NO_PERMISSION: the official client answers any non-SUCCESS code by resending the message as a
+        // normal send to %RETRY%<group>, which its route sends to the master
+        assertEquals(ResponseCode.NO_PERMISSION, refused.code(), "the client resends through the master");
         assertEquals(end, store.getMaxPhyOffset(), "nothing is written into a replica's log");
     }
 
