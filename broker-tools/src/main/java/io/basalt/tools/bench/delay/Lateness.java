@@ -132,14 +132,14 @@ public final class Lateness {
             spanS == 0 ? 0 : unique / spanS, peak);
     }
 
-    /** p50/p99/p99.9/max of one histogram, in milliseconds. */
-    public record Percentiles(long p50, long p99, long p999, long max) {
+    /** min/p50/p99/p99.9/max of one histogram, in milliseconds. */
+    public record Percentiles(long min, long p50, long p99, long p999, long max) {
         static Percentiles of(Histogram h) {
             if (h.getTotalCount() == 0) {
-                return new Percentiles(-1, -1, -1, -1);
+                return new Percentiles(-1, -1, -1, -1, -1);
             }
-            return new Percentiles(h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9),
-                h.getMaxValue());
+            return new Percentiles(h.getMinValue(), h.getValueAtPercentile(50), h.getValueAtPercentile(99),
+                h.getValueAtPercentile(99.9), h.getMaxValue());
         }
     }
 
@@ -156,12 +156,12 @@ public final class Lateness {
         public String line(String prefix) {
             return String.format(Locale.ROOT,
                 "%s expected=%d received=%d missing=%d unsent=%d dup=%d early_broker=%d early_consumer=%d"
-                    + " broker_late_ms_p50=%d p99=%d p999=%d max=%d"
-                    + " consumer_late_ms_p50=%d p99=%d p999=%d max=%d censored=%d"
+                    + " broker_late_ms_min=%d p50=%d p99=%d p999=%d max=%d"
+                    + " consumer_late_ms_min=%d p50=%d p99=%d p999=%d max=%d censored=%d"
                     + " last_stored_after_due_ms=%d last_received_after_due_ms=%d store_rate_per_s=%.0f peak_stored_per_s=%d",
                 prefix, expected, received, missing, unsent, duplicates, brokerEarly, consumerEarly,
-                broker.p50, broker.p99, broker.p999, broker.max,
-                consumer.p50, consumer.p99, consumer.p999, consumer.max, censored,
+                broker.min, broker.p50, broker.p99, broker.p999, broker.max,
+                consumer.min, consumer.p50, consumer.p99, consumer.p999, consumer.max, censored,
                 lastStoredAfterDueMs, lastReceivedAfterDueMs, storeRatePerS, peakStoredPerS);
         }
     }

@@ -42,6 +42,10 @@ final class RetryStormCase implements Callable<Integer> {
     int baselineSeconds;
     @Option(names = "--storm-s", defaultValue = "40", description = "seconds of the retry storm (default: ${DEFAULT-VALUE})")
     int stormSeconds;
+    @Option(names = "--warmup-s", defaultValue = "15", description = "seconds of user messages first, not measured (default: ${DEFAULT-VALUE})")
+    int warmupSeconds;
+    @Option(names = "--storm-threads", defaultValue = "64", description = "threads of the retrying consumer (default: ${DEFAULT-VALUE})")
+    int stormThreads;
     @Option(names = "--drain-s", defaultValue = "60", description = "wait at most this long for the last user message after it is due (default: ${DEFAULT-VALUE})")
     int drainSeconds;
     @CommandLine.Spec
@@ -59,13 +63,18 @@ final class RetryStormCase implements Callable<Integer> {
         clients.createTopic(stormTopic, common.queues);
         int baselineCount = userRate * baselineSeconds;
         int stormUserCount = userRate * stormSeconds;
+        Lateness warm = new Lateness((long) userRate * warmupSeconds);
         Lateness baseline = new Lateness(baselineCount);
         Lateness duringStorm = new Lateness(stormUserCount);
         MessageListenerConcurrently userListener = (msgs, ctx) -> {
             long now = System.currentTimeMillis();
             for (MessageExt m : msgs) {
                 ProbeBody b = ProbeBody.decode(m.getBody());
-                ("storm".equals(m.getTags()) ? duringStorm : baseline).record(b.sequence(), b.dueMs(), m.getStoreTimestamp(), now);
+                if ("warm".equals(m.getTags())) {
+                    warm.record(b.sequence(), b.dueMs(), m.getStoreTimestamp(), now);
+                } else {
+                    ("storm".equals(m.getTags()) ? duringStorm : baseline).record(b.sequence(), b.dueMs(), m.getStoreTimestamp(), now);
+                }
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         };
@@ -92,13 +101,17 @@ final class RetryStormCase implements Callable<Integer> {
         DefaultMQProducer stormProducer = clients.startProducer(stormTopic.replace("DelayBench_", "p_"));
         try {
             BenchClients.AsyncSender userSender = new BenchClients.AsyncSender(userProducer, common.window);
+            // JIT, page cache and the level's first deliveries, not measured
+            if (warmupSeconds > 0) {
+                awaitAll(out, warm, sendUser(userSender, warm, userTopic, "warm", userRate * warmupSeconds, userDelayMs), "warmup");
+            }
             long[] baselineDue = sendUser(userSender, baseline, userTopic, "base", baselineCount, userDelayMs);
             awaitAll(out, baseline, baselineDue, "baseline");
             out.println(String.format(Locale.ROOT, "RESULT %s retry-storm phase=baseline user_rate=%d user_level=%d user_delay_ms=%d ",
                 common.label, userRate, userLevel, userDelayMs) + baseline.report().line("").trim());
             out.flush();
 
-            stormConsumer = clients.startConsumer(stormTopic.replace("DelayBench_", "g_"), stormTopic, common.consumeThreads * 2, 1,
+            stormConsumer = clients.startConsumer(stormTopic.replace("DelayBench_", "g_"), stormTopic, stormThreads, 1,
                 stormListener);
             BenchClients.AsyncSender stormSender = new BenchClients.AsyncSender(stormProducer, common.window);
             long stormCount = (long) rate * stormSeconds;

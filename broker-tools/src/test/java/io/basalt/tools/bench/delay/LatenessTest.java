@@ -22,6 +22,7 @@ class LatenessTest {
 
         assertThat(r.received()).isEqualTo(3);
         assertThat(r.missing()).isZero();
+        assertThat(r.broker().min()).isEqualTo(10);
         assertThat(r.broker().p50()).isEqualTo(20);
         assertThat(r.broker().max()).isEqualTo(900);
         assertThat(r.consumer().p50()).isEqualTo(50);
@@ -102,7 +103,7 @@ class LatenessTest {
         String line = l.report().line("basalt timer-burst");
 
         assertThat(line).startsWith("basalt timer-burst expected=1 received=1 missing=0 dup=0")
-            .contains(" broker_late_ms_p50=7 ", " consumer_late_ms_p50=9 ", " last_received_after_due_ms=9 ");
+            .contains(" broker_late_ms_min=7 p50=7 ", " consumer_late_ms_min=9 p50=9 ", " last_received_after_due_ms=9 ");
     }
 
     @Test
