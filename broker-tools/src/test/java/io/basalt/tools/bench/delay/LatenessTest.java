@@ -102,7 +102,7 @@ class LatenessTest {
 
         String line = l.report().line("basalt timer-burst");
 
-        assertThat(line).startsWith("basalt timer-burst expected=1 received=1 missing=0 dup=0")
+        assertThat(line).startsWith("basalt timer-burst expected=1 received=1 missing=0 unsent=0 dup=0")
             .contains(" broker_late_ms_min=7 p50=7 ", " consumer_late_ms_min=9 p50=9 ", " last_received_after_due_ms=9 ");
     }
 
@@ -114,6 +114,21 @@ class LatenessTest {
         assertThat(r.missing()).isEqualTo(5);
         assertThat(r.consumer().p99()).isEqualTo(-1);
         assertThat(r.storeRatePerS()).isZero();
+    }
+
+    @Test
+    void aFailedSendIsUnsentNotMissingAndCompletesTheRun() {
+        Lateness l = new Lateness(3);
+        l.record(0, DUE, DUE + 5, DUE + 5);
+        l.markUnsent(1);
+        l.record(2, DUE, DUE + 5, DUE + 5);
+
+        Lateness.Report r = l.report();
+
+        assertThat(l.complete()).isTrue();
+        assertThat(r.missing()).isZero();
+        assertThat(r.unsent()).isEqualTo(1);
+        assertThat(r.received()).isEqualTo(2);
     }
 
     @Test
