@@ -183,6 +183,7 @@ class StoreOpeningInspectionTest {
 
     @Test
     void anUnreadableFileIsReportedWithoutStoppingTheOthers() throws IOException {
+        withoutTheWheel();
         put("rmq_sys_wheel_timer", 0, 2);
         config("timermetrics", "{not json");
         put("rmq_sys_REVIVE_LOG_DefaultCluster", 0, 1);

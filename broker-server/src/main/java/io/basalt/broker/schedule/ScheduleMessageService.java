@@ -209,9 +209,20 @@ public final class ScheduleMessageService {
     /** GET_BROKER_RUNTIME_INFO's {@code scheduleMessageOffset_<level>} = "delayOffset,cqMaxOffset" per stored level. */
     public Map<String, String> runtimeInfo() {
         Map<String, String> info = new LinkedHashMap<>();
-        for (Map.Entry<Integer, Long> e : currentTable().snapshot().entrySet()) {
-            long max = store.getMaxOffsetInQueue(DelayLevels.SCHEDULE_TOPIC, DelayLevels.queueId(e.getKey()));
-            info.put("scheduleMessageOffset_" + e.getKey(), e.getValue() + "," + max);
+        SortedMap<Integer, Long> offsets = currentTable().snapshot();
+        java.util.SortedSet<Integer> listed = new java.util.TreeSet<>(counters.keySet());
+        listed.addAll(offsets.keySet());
+        for (int level : listed) {
+            int queueId = DelayLevels.queueId(level);
+            long max = store.getMaxOffsetInQueue(DelayLevels.SCHEDULE_TOPIC, queueId);
+            Long offset = offsets.get(level);
+            // RocketMQ lists a level once its task has looked at the queue; a level with messages is listed
+            // here even before its first delivery, so "offset,max" shows its backlog
+            if (offset == null && max <= 0) {
+                continue;
+            }
+            long from = offset != null ? offset : store.getMinOffsetInQueue(DelayLevels.SCHEDULE_TOPIC, queueId);
+            info.put("scheduleMessageOffset_" + level, from + "," + max);
         }
         return info;
     }

@@ -98,7 +98,8 @@ public final class TimerMessageStore implements TimerMessages {
     private final RateMeter enqueueRate = new RateMeter();
     private final RateMeter dequeueRate = new RateMeter();
     private volatile long congestCache;
-    private volatile long congestCacheAt = Long.MIN_VALUE;
+    /** When congestNum was last computed; 0 (not Long.MIN_VALUE: {@code now - MIN_VALUE} overflows) = never. */
+    private volatile long congestCacheAt = 0;
 
     public TimerMessageStore(StoreConfig config, TimerStoreAccess store) {
         this.config = config;
