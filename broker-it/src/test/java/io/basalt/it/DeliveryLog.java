@@ -44,6 +44,11 @@ public final class DeliveryLog {
         return plan.all().stream().map(DueMessages.Sent::key).filter(k -> !byKey.containsKey(k)).toList();
     }
 
+    /** How many times {@code key} was delivered. */
+    public int copies(String key) {
+        return deliveries(key).size();
+    }
+
     /** Deliveries beyond the first of each send of {@code plan}. */
     public long duplicates(DueMessages plan) {
         return plan.all().stream().mapToLong(s -> Math.max(0, deliveries(s.key()).size() - 1)).sum();
