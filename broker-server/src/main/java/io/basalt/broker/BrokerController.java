@@ -31,6 +31,10 @@ import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.broker.processor.SlaveReadPolicy;
 import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
+import io.basalt.broker.schedule.DelayLevelTransform;
+import io.basalt.broker.schedule.DelayOffsetFile;
+import io.basalt.broker.schedule.ScheduleMessageService;
+import io.basalt.broker.schedule.ScheduleSettings;
 import io.basalt.broker.slave.SlaveSynchronize;
 import io.basalt.ha.BrokerRole;
 import io.basalt.ha.slave.HAClient;
@@ -78,6 +82,7 @@ import io.basalt.remoting.netty.NettyServerConfig;
 import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.store.DelayLevels;
 import io.basalt.store.MessageStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -129,6 +134,8 @@ public final class BrokerController {
     private final NameServerPresence nameServerPresence;
     /** Writes topics.json for topics created by sends, batched and off the send threads. */
     private final MetadataPersister metadataPersister;
+    /** Delay levels' delivery: runs while this broker is the master. */
+    private final ScheduleMessageService schedule;
     private boolean started;
     private boolean shutdown;
 
@@ -148,8 +155,18 @@ public final class BrokerController {
         this.clients = new ClientManager(CHANNEL_EXPIRED_TIMEOUT_MS, System::currentTimeMillis, group ->
             subscriptionGroups.get(group).map(SubscriptionGroupConfig::notifyConsumerIdsChangedEnable).orElse(true));
         this.pullHold = new PullRequestHoldService(store::getMaxOffsetInQueue, System::currentTimeMillis, 1000);
-        store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) ->
-            pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode));
+        this.schedule = new ScheduleMessageService(store, configuration.store().delayLevels(),
+            new DelayOffsetFile(configDir(configuration)), scheduleSettings(broker), replication::acceptsWrites,
+            System::currentTimeMillis);
+        // the timer step first, then delay levels (RocketMQ's handleScheduleMessage order)
+        store.addPutTransform(store.timerMessages().putTransform());
+        store.addPutTransform(new DelayLevelTransform(configuration.store().delayLevels()));
+        store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) -> {
+            if (DelayLevels.SCHEDULE_TOPIC.equals(topic)) {
+                schedule.onArrival(queueId);
+            }
+            pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode);
+        });
         this.remotingServer = new NettyRemotingServer(serverConfig(broker.listenPort()));
         this.fastRemotingServer = new NettyRemotingServer(serverConfig(fastListenPort(broker.listenPort())));
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
@@ -172,6 +189,10 @@ public final class BrokerController {
         replication.onFenced(nameServerPresence::leaveWhenFenced);
         this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
         registerProcessors(broker);
+    }
+
+    private static ScheduleSettings scheduleSettings(BrokerConfig broker) {
+        return ScheduleSettings.defaults();
     }
 
     private NettyServerConfig serverConfig(int port) {
@@ -393,13 +414,13 @@ public final class BrokerController {
         register(admin, new PromoteToMasterProcessor(replication, nameServerPresence::anotherPromotedMaster,
                 this::afterPromotion),
             PromoteToMasterProcessor.PROMOTE_TO_MASTER);
-        register(admin, new SlaveMetadataProcessor(offsets, configDir(configuration)),
+        register(admin, new SlaveMetadataProcessor(offsets, configDir(configuration), schedule::delayOffsetBody),
             RequestCode.GET_ALL_CONSUMER_OFFSET, RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().rootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()),
-                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000))),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)), schedule::runtimeInfo),
             RequestCode.GET_BROKER_RUNTIME_INFO);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
     }
@@ -425,6 +446,12 @@ public final class BrokerController {
     private void afterPromotion() {
         if (slaveSync != null) {
             slaveSync.shutdown();
+        }
+        try {
+            // from the offsets the last sync copied from the old master
+            schedule.start();
+        } catch (IOException e) {
+            log.error("starting delay-level delivery after the promotion failed: {}", e.toString());
         }
         try {
             topics.startStateVersion(replication.epoch());
@@ -458,6 +485,17 @@ public final class BrokerController {
         nameServerPresence.fenceIfRoutedToAnotherMaster();
         pullHold.start();
         metadataPersister.start();
+        try {
+            if (replication.role() == BrokerRole.SLAVE) {
+                schedule.load();
+            } else {
+                schedule.start();
+            }
+        } catch (IOException | RuntimeException e) {
+            replication.shutdown();
+            store.shutdown();
+            throw e;
+        }
         // a committed offset reaches consumerOffset.json within one persister interval (0.2 s), so a kill -9
         // does not send a group's offset back by up to flushConsumerOffsetInterval; the periodic write stays
         offsets.onChange(metadataPersister.register("consumerOffset.json", offsets::persist)::markDirty);
@@ -541,6 +579,7 @@ public final class BrokerController {
                 log.error("persisting topics failed: {}", e.toString());
             }
         });
+        step("stopping delay-level delivery", schedule::shutdown);
         step("stopping replication", replication::shutdown);
         step("shutting the store down", store::shutdown);
         log.info("broker shut down");
@@ -588,6 +627,11 @@ public final class BrokerController {
 
     public ClientManager clients() {
         return clients;
+    }
+
+    /** Delay levels' delivery (running on the master). */
+    public ScheduleMessageService schedule() {
+        return schedule;
     }
 
     public SubscriptionGroupManager subscriptionGroups() {

@@ -284,7 +284,7 @@ public final class MessageStore implements AutoCloseable {
             resume = firstRecovered[0];
         }
         ReputMessageService recovering = new ReputMessageService(dispatchSource(true), queues, index, null, resume, 0,
-                failStop);
+                failStop, config.delayLevels());
         long behind = end - resume;
         while (recovering.doWork() > 0) {
             // drain synchronously: queue offsets must be complete before the first put
@@ -298,7 +298,8 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         reput = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                recovering.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop);
+                recovering.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop,
+                config.delayLevels());
         state = State.LOADED;
     }
 
@@ -418,9 +419,12 @@ public final class MessageStore implements AutoCloseable {
             return commitLog.asyncPutMessage(msg);
         }
         PutTransforms.Outcome outcome = transforms.apply(msg);
-        return outcome.refusal() != null
-            ? CompletableFuture.completedFuture(outcome.refusal())
-            : commitLog.asyncPutMessage(outcome.messages().get(0));
+        if (outcome.refusal() != null) {
+            return CompletableFuture.completedFuture(outcome.refusal());
+        }
+        BrokerMessage appended = outcome.messages().get(0);
+        CompletableFuture<PutMessageResult> put = commitLog.asyncPutMessage(appended);
+        return appended == msg ? put : put.thenApply(r -> r.withAppended(outcome.messages()));
     }
 
     /** Appends a batch for one queue; refused as {@link #asyncPutMessage}. */
@@ -433,9 +437,20 @@ public final class MessageStore implements AutoCloseable {
             return commitLog.asyncPutMessages(batch);
         }
         PutTransforms.Outcome outcome = transforms.applyToBatch(batch);
-        return outcome.refusal() != null
-            ? CompletableFuture.completedFuture(outcome.refusal())
-            : commitLog.asyncPutMessages(outcome.messages());
+        if (outcome.refusal() != null) {
+            return CompletableFuture.completedFuture(outcome.refusal());
+        }
+        CompletableFuture<PutMessageResult> put = commitLog.asyncPutMessages(outcome.messages());
+        return sameMessages(batch, outcome.messages()) ? put : put.thenApply(r -> r.withAppended(outcome.messages()));
+    }
+
+    private static boolean sameMessages(List<BrokerMessage> given, List<BrokerMessage> appended) {
+        for (int i = 0; i < given.size(); i++) {
+            if (given.get(i) != appended.get(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private PutMessageStatus refusal() {
@@ -535,6 +550,29 @@ public final class MessageStore implements AutoCloseable {
     public long getMaxOffsetInQueue(String topic, int queueId) {
         ConsumeQueue q = find(topic, queueId);
         return q == null ? 0 : q.maxOffset();
+    }
+
+    /**
+     * Up to {@code maxEntries} consume-queue entries of (topic, queueId) from logical {@code fromOffset}
+     * on, in offset order, without reading the CommitLog: what the schedule service reads deliver
+     * times from (a SCHEDULE_TOPIC_XXXX entry's tagsCode). Empty when {@code fromOffset} is outside
+     * [min, max) or there is no such queue; at most the entries of one consume-queue file per call, so
+     * fewer than asked does not mean the end. Placeholder entries are returned as they are (size
+     * {@code Integer.MAX_VALUE}, physical offset 0). Any thread.
+     */
+    public List<QueueEntry> readQueueEntries(String topic, int queueId, long fromOffset, int maxEntries) {
+        ConsumeQueue q = find(topic, queueId);
+        if (q == null || maxEntries <= 0) {
+            return List.of();
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(Math.min(maxEntries, 1024) * ConsumeQueueEntry.SIZE);
+        int n = q.read(fromOffset, maxEntries, buffer);
+        List<QueueEntry> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int at = i * ConsumeQueueEntry.SIZE;
+            entries.add(new QueueEntry(fromOffset + i, buffer.getLong(at), buffer.getInt(at + 8), buffer.getLong(at + 12)));
+        }
+        return entries;
     }
 
     /** End (offset + size) in the CommitLog of the last entry of (topic, queueId); 0 if none. */
@@ -674,7 +712,8 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                Math.min(old.reputFromOffset(), physicalOffset), REPUT_IDLE_WAIT_MS, failStop);
+                Math.min(old.reputFromOffset(), physicalOffset), REPUT_IDLE_WAIT_MS, failStop,
+                config.delayLevels());
         retiredDispatcherErrors += old.errorCount();
         reput = next;
         next.start();
@@ -698,7 +737,8 @@ public final class MessageStore implements AutoCloseable {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
         ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                old.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop);
+                old.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop,
+                config.delayLevels());
         retiredDispatcherErrors += old.errorCount();
         reput = next;
         next.start();
@@ -741,7 +781,8 @@ public final class MessageStore implements AutoCloseable {
             queues.deletedTopics().forgetBelow(commitLog.minOffset());
         } finally {
             ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
-                    old.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop);
+                    old.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop,
+                config.delayLevels());
             retiredDispatcherErrors += old.errorCount();
             reput = next;
             next.start();

@@ -73,6 +73,7 @@ public final class StoreConfig {
     private final int cleanResourceInterval;
     private final int deleteCommitLogFilesInterval;
     private final int destroyMapedFileIntervalForcibly;
+    private final DelayLevels delayLevels;
 
     private StoreConfig(ConfigValues values) {
         this.values = values;
@@ -120,6 +121,7 @@ public final class StoreConfig {
         this.cleanResourceInterval = values.get(StoreKeys.CLEAN_RESOURCE_INTERVAL);
         this.deleteCommitLogFilesInterval = values.get(StoreKeys.DELETE_COMMIT_LOG_FILES_INTERVAL);
         this.destroyMapedFileIntervalForcibly = values.get(StoreKeys.DESTROY_MAPED_FILE_INTERVAL_FORCIBLY);
+        this.delayLevels = values.get(StoreKeys.MESSAGE_DELAY_LEVEL);
         if (mappedFileSizeConsumeQueue % CONSUME_QUEUE_UNIT_SIZE != 0) {
             throw new IllegalArgumentException("mappedFileSizeConsumeQueue=" + mappedFileSizeConsumeQueue
                 + " is not a multiple of the 20-byte ConsumeQueue entry");
@@ -285,6 +287,11 @@ public final class StoreConfig {
     /** Every appended record ends with the record CRC property (RocketMQ's enabledAppendPropCRC). */
     public boolean enabledAppendPropCRC() {
         return enabledAppendPropCRC;
+    }
+
+    /** The delay levels ({@code messageDelayLevel}): the dispatcher's deliver times and the schedule service's levels. */
+    public DelayLevels delayLevels() {
+        return delayLevels;
     }
 
     /** Period of the ConsumeQueue and index flush, ms. */
@@ -507,6 +514,10 @@ public final class StoreConfig {
 
         public Builder enabledAppendPropCRC(boolean value) {
             return set(StoreKeys.ENABLED_APPEND_PROP_CRC, String.valueOf(value));
+        }
+
+        public Builder messageDelayLevel(String value) {
+            return set(StoreKeys.MESSAGE_DELAY_LEVEL, value);
         }
 
         public Builder flushIntervalConsumeQueue(int value) {

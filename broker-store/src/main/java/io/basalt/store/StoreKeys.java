@@ -9,7 +9,9 @@ import static io.basalt.common.config.ValueTypes.longInteger;
 import static io.basalt.common.config.ValueTypes.oneOf;
 import static io.basalt.common.config.ValueTypes.path;
 
+import io.basalt.common.config.ConfigEnvironment;
 import io.basalt.common.config.ConfigKey;
+import io.basalt.common.config.ValueType;
 import io.basalt.common.config.KeyTable;
 import java.nio.file.Path;
 import java.util.List;
@@ -135,6 +137,11 @@ public final class StoreKeys {
         SECTION, integer(0, DAY_MS), "120000",
         "How long a file to delete waits for its readers before the retention check retries it, ms (Basalt never unmaps under a reader)");
 
+    // Delay levels
+    public static final ConfigKey<DelayLevels> MESSAGE_DELAY_LEVEL = key("messageDelayLevel", SECTION, delayLevels(),
+        DelayLevels.DEFAULT, "Delay levels 1, 2, ...: durations separated by single spaces, each a number with unit s, m, h or d;"
+            + " level n waits in queue n-1 of SCHEDULE_TOPIC_XXXX and is delivered the n-th duration after it was stored");
+
     /** The store's keys, in documentation order. */
     public static final KeyTable TABLE = KeyTable.of(List.of(
         STORE_PATH_ROOT_DIR, STORE_PATH_COMMIT_LOG, MAPPED_FILE_SIZE_COMMIT_LOG, MAPPED_FILE_SIZE_CONSUME_QUEUE,
@@ -149,8 +156,27 @@ public final class StoreKeys {
         MAX_TRANSFER_COUNT_ON_MESSAGE_IN_DISK, ACCESS_MESSAGE_IN_MEMORY_MAX_RATIO,
         FILE_RESERVED_TIME, DELETE_WHEN, DISK_MAX_USED_SPACE_RATIO, DISK_SPACE_CLEAN_FORCIBLY_RATIO,
         DISK_SPACE_WARNING_LEVEL_RATIO, CLEAN_FILE_FORCIBLY_ENABLE, CLEAN_RESOURCE_INTERVAL, DELETE_COMMIT_LOG_FILES_INTERVAL,
-        DESTROY_MAPED_FILE_INTERVAL_FORCIBLY));
+        DESTROY_MAPED_FILE_INTERVAL_FORCIBLY, MESSAGE_DELAY_LEVEL));
 
     private StoreKeys() {
+    }
+
+    /** {@code messageDelayLevel}'s type: {@link DelayLevels#parse}, its error naming the malformed token. */
+    private static ValueType<DelayLevels> delayLevels() {
+        return new ValueType<>() {
+            @Override
+            public DelayLevels parse(String raw, ConfigEnvironment environment) throws ValueType.InvalidValueException {
+                try {
+                    return DelayLevels.parse(raw);
+                } catch (IllegalArgumentException e) {
+                    throw new ValueType.InvalidValueException("has a malformed " + e.getMessage());
+                }
+            }
+
+            @Override
+            public String allowed() {
+                return "durations separated by single spaces, each a number followed by s, m, h or d, e.g. 1s 5s 10s 1m 2h";
+            }
+        };
     }
 }

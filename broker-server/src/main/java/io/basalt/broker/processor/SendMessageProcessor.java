@@ -101,6 +101,11 @@ public final class SendMessageProcessor implements RequestProcessor {
         if (body == null || body.length == 0) {
             return done(ResponseCode.MESSAGE_ILLEGAL, "the batch is empty");
         }
+        if (properties.contains(MessageProperties.DELAY_TIME_LEVEL) && delayLevelOf(properties) > 0) {
+            // RocketMQ's CommitLog.asyncPutMessages: a batch cannot be delayed
+            return done(ResponseCode.MESSAGE_ILLEGAL, "a batch cannot have a delay level (property DELAY); send "
+                + "delayed messages one by one");
+        }
         // Each inner message keeps its own UNIQ_KEY: the batch's own id is not appended to them.
         String batchProperties = withBrokerProperties(
             removeProperty(properties, MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX), false);
@@ -118,6 +123,16 @@ public final class SendMessageProcessor implements RequestProcessor {
         }
         return store.asyncPutMessages(messages).thenApply(result -> response(result, messages, startNanos))
             .exceptionally(SendMessageProcessor::refusedAfterFailStop);
+    }
+
+    /** The batch wrapper's DELAY as RocketMQ's getDelayTimeLevel reads it: 0 when absent or not a number. */
+    private static int delayLevelOf(String properties) {
+        String level = MessageProperties.parse(properties).get(MessageProperties.DELAY_TIME_LEVEL);
+        try {
+            return level == null ? 0 : Integer.parseInt(level);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /** The client's properties plus the broker's own: CLUSTER, and a UNIQ_KEY when the client sent none. */
@@ -162,8 +177,10 @@ public final class SendMessageProcessor implements RequestProcessor {
             return RemotingCommand.response(code, result.reason() != null ? result.reason() : refusalRemark(status));
         }
         RemotingCommand response = RemotingCommand.response(code, storedRemark(status));
+        // a transform may have stored other records (a delayed message goes to SCHEDULE_TOPIC_XXXX): their ids
+        List<BrokerMessage> stored = result.appendedMessages() != null ? result.appendedMessages() : messages;
         StringJoiner msgIds = new StringJoiner(",");
-        for (BrokerMessage m : messages) {
+        for (BrokerMessage m : stored) {
             msgIds.add(m.offsetMsgId());
         }
         BrokerMessage first = messages.get(0);

@@ -7,6 +7,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.basalt.store.DelayLevels;
+import io.basalt.store.MessageProperties;
 import io.basalt.store.commitlog.MessageRecordDecoder;
 import io.basalt.store.commitlog.RecordCheck;
 import io.basalt.store.index.IndexService;
@@ -75,6 +77,8 @@ public final class ReputMessageService extends ServiceThread {
     private final MessageArrivingListener listener;
     private final long idleWaitMs;
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
+    /** Delay levels for the deliver time of SCHEDULE_TOPIC_XXXX records, null: tags hash for every record. */
+    private final DelayLevels delayLevels;
 
     /** Published after each round's commit: everything below it is visible in the queues. */
     private volatile long reputFromOffset;
@@ -102,7 +106,18 @@ public final class ReputMessageService extends ServiceThread {
     public ReputMessageService(DispatchSource source, ConsumeQueueStore consumeQueues, IndexService index,
                                MessageArrivingListener listener, long reputFromOffset, long idleWaitMs,
                                ErrorPolicy errorPolicy) {
+        this(source, consumeQueues, index, listener, reputFromOffset, idleWaitMs, errorPolicy, null);
+    }
+
+    /**
+     * As above; with {@code delayLevels} a {@link DelayLevels#SCHEDULE_TOPIC} record carrying a DELAY
+     * property gets its deliver time as tagsCode (RocketMQ's {@code checkMessageAndReturnSize}).
+     */
+    public ReputMessageService(DispatchSource source, ConsumeQueueStore consumeQueues, IndexService index,
+                               MessageArrivingListener listener, long reputFromOffset, long idleWaitMs,
+                               ErrorPolicy errorPolicy, DelayLevels delayLevels) {
         super("ReputMessageService", errorPolicy);
+        this.delayLevels = delayLevels;
         this.source = source;
         this.consumeQueues = consumeQueues;
         this.index = index;
@@ -257,7 +272,7 @@ public final class ReputMessageService extends ServiceThread {
                             stop(offset, "record says it is at offset " + check.physicalOffset());
                             return count;
                         }
-                        if (!dispatch(offset, check)) {
+                        if (!dispatch(offset, check, tagsCode(check, buffer, position))) {
                             return count;
                         }
                         if (rewindTo >= 0) {
@@ -290,8 +305,35 @@ public final class ReputMessageService extends ServiceThread {
         }
     }
 
-    private boolean dispatch(long offset, RecordCheck c) {
-        DispatchRequest r = new DispatchRequest(c.topic(), c.queueId(), offset, c.size(), c.tagsCode(),
+    /**
+     * The consume-queue tagsCode of a record: the TAGS hash, except for a SCHEDULE_TOPIC_XXXX record
+     * with a DELAY property, whose tagsCode is its deliver time (store time + the level's delay, the
+     * level clamped to the maximum; a level below 1 or not a number: store time + 1 s). Only records of
+     * that topic have their properties looked at again.
+     */
+    private long tagsCode(RecordCheck c, ByteBuffer buffer, int position) {
+        if (delayLevels == null || !DelayLevels.SCHEDULE_TOPIC.equals(c.topic())) {
+            return c.tagsCode();
+        }
+        ByteBuffer record = buffer.duplicate();
+        record.limit(position + c.size()).position(position);
+        ByteBuffer properties = MessageRecordDecoder.properties(record);
+        String level = properties == null ? null
+            : MessageProperties.find(properties, 0, properties.limit(), MessageProperties.DELAY_TIME_LEVEL);
+        if (level == null) {
+            return c.tagsCode();
+        }
+        int parsed;
+        try {
+            parsed = Integer.parseInt(level);
+        } catch (NumberFormatException e) {
+            parsed = 0;
+        }
+        return delayLevels.deliverTimestamp(parsed, c.storeTimestamp());
+    }
+
+    private boolean dispatch(long offset, RecordCheck c, long tagsCode) {
+        DispatchRequest r = new DispatchRequest(c.topic(), c.queueId(), offset, c.size(), tagsCode,
                 c.storeTimestamp(), c.queueOffset(), c.keys(), c.uniqKey(), c.sysFlag());
         try {
             // a record of a deleted topic gets no entry: the topic created again starts empty

@@ -43,6 +43,7 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
     private final BooleanSupplier master;
     private final Supplier<Map<String, String>> replicationInfo;
     private final List<ExecutorQueue> queues;
+    private final Supplier<Map<String, String>> scheduleInfo;
 
     /**
      * @param queues RocketMQ's names: {@code send}, {@code pull}, {@code litePull}, {@code query}
@@ -58,6 +59,14 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
      */
     public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
         BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues) {
+        this(store, stats, storePathRootDir, master, replicationInfo, queues, Map::of);
+    }
+
+    /** @param scheduleInfo the schedule service's {@code scheduleMessageOffset_<level>} keys */
+    public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
+        BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues,
+        Supplier<Map<String, String>> scheduleInfo) {
+        this.scheduleInfo = scheduleInfo;
         this.store = store;
         this.stats = stats;
         this.storePathRootDir = storePathRootDir;
@@ -102,6 +111,7 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
         info.put("startAcceptSendRequestTimeStamp", "0");
         info.put("remainHowManyDataToFlush", humanReadable(Math.max(0, maxOffset - store.flushedOffset())));
 
+        info.putAll(scheduleInfo.get());
         info.put("timerReadBehind", "0");
         info.put("timerOffsetBehind", "0");
         info.put("timerCongestNum", "0");

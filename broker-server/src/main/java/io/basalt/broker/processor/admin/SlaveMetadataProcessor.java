@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 
 import io.basalt.broker.JsonConfigFile;
@@ -19,23 +20,27 @@ import io.basalt.remoting.protocol.ResponseCode;
  * What a master hands its slaves besides the topic and group tables (which {@link TopicAdminProcessor} and
  * {@link SubscriptionGroupAdminProcessor} answer): GET_ALL_CONSUMER_OFFSET (RocketMQ's
  * {@code ConsumerOffsetManager} JSON: {@code dataVersion}, {@code offsetTable} with unquoted queue ids),
- * GET_ALL_DELAY_OFFSET and GET_ALL_MESSAGE_REQUEST_MODE. Basalt has no schedule service and no POP yet, so
- * the last two answer what {@code config/delayOffset.json} and {@code config/messageRequestMode.json} hold
- * (a store taken over from RocketMQ, or a promoted slave's copy): a missing delay-offset file is RocketMQ's
- * SYSTEM_ERROR "No delay offset in this broker", a missing request-mode file RocketMQ's answer of an empty
- * manager, {@code {"messageRequestModeMap":{}}}. Safe for concurrent calls.
+ * GET_ALL_DELAY_OFFSET and GET_ALL_MESSAGE_REQUEST_MODE. GET_ALL_DELAY_OFFSET is the schedule service's
+ * table ({@code delayOffset.json} in compact form; on a slave, the copy of its master's); with no level in it
+ * RocketMQ's SYSTEM_ERROR "No delay offset in this broker". Basalt has no POP yet, so GET_ALL_MESSAGE_REQUEST_MODE
+ * answers what {@code config/messageRequestMode.json} holds (a store taken over from RocketMQ, or a promoted
+ * slave's copy), a missing file RocketMQ's answer of an empty manager, {@code {"messageRequestModeMap":{}}}.
+ * Safe for concurrent calls.
  */
 public final class SlaveMetadataProcessor implements RequestProcessor {
     static final byte[] NO_REQUEST_MODES = "{\"messageRequestModeMap\":{}}".getBytes(StandardCharsets.UTF_8);
 
     private final ConsumerOffsetManager offsets;
-    private final JsonConfigFile delayOffsets;
+    private final Supplier<Optional<byte[]>> delayOffsets;
     private final JsonConfigFile requestModes;
 
-    /** @param configDir the broker's {@code <storePathRootDir>/config} */
-    public SlaveMetadataProcessor(ConsumerOffsetManager offsets, Path configDir) {
+    /**
+     * @param configDir    the broker's {@code <storePathRootDir>/config}
+     * @param delayOffsets the GET_ALL_DELAY_OFFSET body, empty when there are no delay offsets
+     */
+    public SlaveMetadataProcessor(ConsumerOffsetManager offsets, Path configDir, Supplier<Optional<byte[]>> delayOffsets) {
         this.offsets = offsets;
-        this.delayOffsets = new JsonConfigFile(configDir.resolve("delayOffset.json"));
+        this.delayOffsets = delayOffsets;
         this.requestModes = new JsonConfigFile(configDir.resolve("messageRequestMode.json"));
     }
 
@@ -45,7 +50,7 @@ public final class SlaveMetadataProcessor implements RequestProcessor {
         RemotingCommand response = switch (request.code()) {
             case RequestCode.GET_ALL_CONSUMER_OFFSET ->
                 success(new ConsumerOffsetSerializeWrapper(offsets.offsetTable(), offsets.dataVersion()).encode());
-            case RequestCode.GET_ALL_DELAY_OFFSET -> nonEmpty(delayOffsets.loadExactly())
+            case RequestCode.GET_ALL_DELAY_OFFSET -> delayOffsets.get()
                 .map(SlaveMetadataProcessor::success)
                 .orElseGet(() -> RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "No delay offset in this broker"));
             case RequestCode.GET_ALL_MESSAGE_REQUEST_MODE -> success(nonEmpty(requestModes.loadExactly())
