@@ -57,6 +57,7 @@ import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
+import io.basalt.broker.processor.admin.TimerAdminProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ConsumerGroups;
 import io.basalt.broker.processor.LongPolling;
@@ -182,11 +183,17 @@ public final class BrokerController {
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
         store.setFlushObserver(metrics.flushObserver());
+        store.timerMessages().setDeliveryListener((realTopic, dueMillis, storedMillis) ->
+            metrics.recordDeliveryLateness("timer", storedMillis - dueMillis));
         this.runtimeStats = new BrokerRuntimeStats(counters::messagesPut, counters::messagesGot,
             System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("BrokerControllerScheduledThread"));
         this.nameServerPresence = nameServerPresence(configuration, replication, topics);
-        replication.onFenced(nameServerPresence::leaveWhenFenced);
+        replication.onFenced(reason -> {
+            // a newer master delivers the timers now; this one would deliver them a second time
+            store.timerMessages().setDequeueEnabled(false);
+            nameServerPresence.leaveWhenFenced(reason);
+        });
         this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
         registerProcessors(broker);
     }
@@ -238,7 +245,8 @@ public final class BrokerController {
         Supplier<Optional<String>> masterAddress = () -> nameServerPresence.masterAddr()
             .or(() -> Optional.ofNullable(replication.client()).map(HAClient::lastMasterBrokerAddr))
             .filter(address -> !address.isEmpty() && !address.equals(self));
-        return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), masterAddress,
+        return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), store.timerMessages(),
+            masterAddress,
             () -> replication.role() == BrokerRole.SLAVE, () -> new NettyRemotingClient(NettyClientConfig.defaults()));
     }
 
@@ -420,8 +428,11 @@ public final class BrokerController {
             replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()),
-                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)), schedule::runtimeInfo),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)), store.timerMessages(),
+                schedule::runtimeInfo),
             RequestCode.GET_BROKER_RUNTIME_INFO);
+        register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
+            RequestCode.GET_TIMER_METRICS);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
     }
 
@@ -447,6 +458,8 @@ public final class BrokerController {
         if (slaveSync != null) {
             slaveSync.shutdown();
         }
+        // after the sync stopped: the master's last checkpoint is applied, so delivery goes on from its read time
+        store.timerMessages().setDequeueEnabled(true);
         try {
             // from the offsets the last sync copied from the old master
             schedule.start();
@@ -483,6 +496,8 @@ public final class BrokerController {
         }
         // before anything is served: a master deposed while it was down must not take a write
         nameServerPresence.fenceIfRoutedToAnotherMaster();
+        // RocketMQ's changeSpecialServiceStatus: only a serving master puts due timer messages back; a slave enqueues
+        store.timerMessages().setDequeueEnabled(replication.acceptsWrites());
         pullHold.start();
         metadataPersister.start();
         try {
@@ -551,6 +566,7 @@ public final class BrokerController {
         step("stopping the metrics endpoint", metricsService::shutdown);
         // first, so that the NameServers stop routing clients here
         step("unregistering from the NameServers", nameServerPresence::shutdown);
+        step("stopping timer delivery", () -> store.timerMessages().setDequeueEnabled(false));
         if (slaveSync != null) {
             step("stopping the slave's metadata sync", slaveSync::shutdown);
         }

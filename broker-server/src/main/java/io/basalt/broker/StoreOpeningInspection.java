@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Looks, once the store is loaded, for RocketMQ state in the store directory that Basalt does not serve
  * yet, and logs one WARN per kind with how much there is and what happens to it: pending delay-level
- * messages, undecided half (transaction) messages, timer messages, POP revive records, a RocksDB consume
- * queue. Nothing is changed or deleted; the warnings come back at every start until the feature that
+ * messages, undecided half (transaction) messages, timer messages while {@code timerWheelEnable=false} (the
+ * wheel delivers them otherwise), POP revive records, a RocksDB consume queue. Nothing is changed or deleted; the warnings come back at every start until the feature that
  * serves the state exists. Read-only: it reads the store's queues and records through {@link MessageStore},
  * the consumer offsets, and the files RocketMQ leaves (layouts: {@code scheduled-and-transactional}
  * reference §1.5, §2.4, §4.2, §4.6; POP §1.8).
@@ -201,10 +201,14 @@ final class StoreOpeningInspection {
     }
 
     /**
-     * Timer messages: those the wheel holds (config/timermetrics counts them per topic) plus the
-     * rmq_sys_wheel_timer entries not yet enqueued into it (beyond config/timercheck's queue offset).
+     * Timer messages, only while {@code timerWheelEnable=false} (with the wheel on, they are delivered): those the
+     * wheel holds (config/timermetrics counts them per topic) plus the rmq_sys_wheel_timer entries not yet enqueued
+     * into it (beyond config/timercheck's queue offset).
      */
     private Optional<Finding> timer() throws IOException {
+        if (store.timerMessages().enabled()) {
+            return Optional.empty();
+        }
         boolean wheel = Files.exists(storeRoot.resolve("timerwheel"));
         boolean timerLog = Files.isDirectory(storeRoot.resolve("timerlog"));
         Set<Integer> queues = queueIds(TIMER_TOPIC);
@@ -229,8 +233,9 @@ final class StoreOpeningInspection {
         }
         return Optional.of(new Finding(Kind.TIMER, pending, pending + " timer messages pending (" + inWheel
             + " in the timer wheel per config/timermetrics, " + notEnqueued + " in " + TIMER_TOPIC
-            + " not yet enqueued per config/timercheck): Basalt has no timer wheel yet; they stay stored and are not"
-            + " delivered, and timerwheel and timerlog/ are left as they are"));
+            + " not yet enqueued per config/timercheck) and timerWheelEnable=false: they stay stuck in " + TIMER_TOPIC
+            + " and are not delivered until the broker starts with timerWheelEnable=true; timerwheel and timerlog/ are"
+            + " left as they are"));
     }
 
     /** config/timercheck's lastTimerQueueOffset, or -1 (from the queue's start) without the file. */

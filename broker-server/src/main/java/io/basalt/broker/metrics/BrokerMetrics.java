@@ -17,6 +17,7 @@ import io.basalt.ha.SlaveStatus;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.FlushObserver;
 import io.basalt.store.MessageStore;
+import io.basalt.store.TimerMessages;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -39,6 +40,8 @@ public final class BrokerMetrics implements TrafficObserver {
     static final double[] FLUSH_LATENCY_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
         1, 2.5};
     static final double[] GROUP_SIZE_BUCKETS = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+    /** From well inside one timer slot (100 ms) to the minutes a backlog after downtime takes. */
+    static final double[] LATENESS_BUCKETS = {0.01, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800};
 
     /** Stored messages and their body bytes of one topic. */
     private static final class TopicStats {
@@ -56,6 +59,7 @@ public final class BrokerMetrics implements TrafficObserver {
     private final Histogram putLatency;
     private final Histogram flushLatency;
     private final Histogram flushGroupSize;
+    private final Histogram deliveryLateness;
 
     public BrokerMetrics(MetricsSources sources) {
         this.sources = sources;
@@ -71,8 +75,12 @@ public final class BrokerMetrics implements TrafficObserver {
         flushGroupSize = Histogram.builder().name("basalt_flush_group_size")
             .help("Synchronous puts served by one group-commit force (SYNC_FLUSH)")
             .classicOnly().classicUpperBounds(GROUP_SIZE_BUCKETS).withoutExemplars().register(registry);
+        deliveryLateness = Histogram.builder().name("basalt_delivery_lateness_seconds")
+            .help("How long after its due time a delayed message was stored in its real topic, by kind (timer, delay)")
+            .labelNames("kind").classicOnly().classicUpperBounds(LATENESS_BUCKETS).withoutExemplars().register(registry);
         registerPutCounters();
         registerStoreGauges();
+        registerTimer();
         registerServingGauges();
         registerConsumerLag();
         registerHa();
@@ -189,6 +197,47 @@ public final class BrokerMetrics implements TrafficObserver {
             .help("How long the slave has been behind (0 when caught up)").labelNames("slave", "broker_id")
             .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagMs() / 1000.0, s.brokerAddr(), Long.toString(s.brokerId()))))
             .register(registry);
+    }
+
+    /**
+     * The timer wheel ({@link TimerMessages#stats()}, read at each scrape): what it holds, how far enqueue and
+     * dequeue are behind, and what it did since start. All zero with {@code timerWheelEnable=false}. On a slave the
+     * dequeue lag grows: a slave enqueues but does not deliver.
+     */
+    private void registerTimer() {
+        TimerMessages timers = sources.store().timerMessages();
+        gauge("basalt_timer_pending_messages", "Timer messages in the wheel not yet delivered (cancels subtract)",
+            () -> timers.stats().pending());
+        gauge("basalt_timer_enqueue_lag_messages",
+            "rmq_sys_wheel_timer entries not yet in the wheel (RocketMQ's timerOffsetBehind)",
+            () -> timers.stats().enqueueLagMessages());
+        gauge("basalt_timer_enqueue_lag_seconds", "Age of the oldest rmq_sys_wheel_timer entry not yet in the wheel",
+            () -> timers.stats().enqueueLagMillis() / 1000.0);
+        gauge("basalt_timer_dequeue_lag_seconds",
+            "How far the wheel's read clock is behind now (RocketMQ's timerReadBehind); grows on a slave",
+            () -> timers.stats().dequeueLagMillis() / 1000.0);
+        counter("basalt_timer_enqueued", "Entries put into the timer wheel since start", () -> timers.stats().enqueued());
+        counter("basalt_timer_delivered", "Timer messages put back into their real topic since start",
+            () -> timers.stats().delivered());
+        counter("basalt_timer_cancelled", "Timer messages a TIMER_DEL_UNIQKEY message cancelled since start",
+            () -> timers.stats().cancelled());
+        counter("basalt_timer_dropped_entries",
+            "Timer-log entries dropped since start because their CommitLog record is gone or unreadable",
+            () -> timers.stats().droppedEntries());
+    }
+
+    /**
+     * Records one delivery of a delayed message into {@code basalt_delivery_lateness_seconds{kind}}: how long after
+     * it was due it was stored in its real topic (negative values, a clock step, count as 0). Any thread, never blocks.
+     *
+     * @param kind "timer" or "delay"
+     */
+    public void recordDeliveryLateness(String kind, long latenessMillis) {
+        deliveryLateness.labelValues(kind).observe(Math.max(0, latenessMillis) / 1000.0);
+    }
+
+    private void counter(String name, String help, java.util.function.DoubleSupplier value) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
     }
 
     private void gauge(String name, String help, java.util.function.DoubleSupplier value) {

@@ -13,10 +13,11 @@ import io.basalt.broker.metrics.ConsumerLag.QueueLag;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.MessageStore;
+import io.basalt.store.TimerMessages;
 
 /**
  * The status page's JSON ({@code /status.json}): topics with queue offsets and put TPS, consumer groups
- * with lag, the CommitLog and disk, HA role and slaves, and the per-second series of the last minutes.
+ * with lag, the CommitLog and disk, the timer wheel, HA role and slaves, and the per-second series of the last minutes.
  * Built on request, any thread.
  */
 final class StatusReport {
@@ -70,6 +71,7 @@ final class StatusReport {
             ((ArrayNode) g.get("queues")).addObject().put("queueId", l.queueId()).put("brokerOffset", l.brokerOffset())
                 .put("consumerOffset", l.consumerOffset()).put("lag", l.lag());
         }
+        timer(root.putObject("timer"), store.timerMessages());
         ObjectNode ha = root.putObject("ha");
         ha.put("role", metrics.sources().haRole().get());
         ArrayNode slaves = ha.putArray("slaves");
@@ -84,5 +86,23 @@ final class StatusReport {
                 .put("putP99Ms", s.putP99Ms());
         }
         return root.toString();
+    }
+
+    /** The timer wheel: whether it runs and delivers here, what it holds, how far behind it is, what it did. */
+    private static void timer(ObjectNode timer, TimerMessages timers) {
+        TimerMessages.Stats t = timers.stats();
+        timer.put("enabled", timers.enabled());
+        timer.put("delivering", timers.dequeueEnabled());
+        timer.put("pending", t.pending());
+        timer.put("enqueueLagMessages", t.enqueueLagMessages());
+        timer.put("enqueueLagMs", t.enqueueLagMillis());
+        timer.put("dequeueLagMs", t.dequeueLagMillis());
+        timer.put("congestNum", t.congestNum());
+        timer.put("enqueueTps", t.enqueueTps());
+        timer.put("dequeueTps", t.dequeueTps());
+        timer.put("enqueued", t.enqueued());
+        timer.put("delivered", t.delivered());
+        timer.put("cancelled", t.cancelled());
+        timer.put("droppedEntries", t.droppedEntries());
     }
 }

@@ -3,6 +3,7 @@ package io.basalt.broker.processor;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
@@ -14,13 +15,15 @@ import io.basalt.broker.topic.TopicValidator;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.remoting.protocol.SendMessageRequestHeader;
+import io.basalt.store.MessageProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What a producer's message must pass before the broker stores it, shared by sends
  * ({@link SendMessageProcessor}) and replies ({@link ReplyMessageProcessor}): the broker accepts writes,
- * the topic name is valid and not reserved, the topic exists or may be auto-created from its template and
+ * the topic name is valid and not reserved (no {@code rmq_sys_*} topic), a transactional half message carries no
+ * delay, the topic exists or may be auto-created from its template and
  * is writable, the queue id exists, the body and properties fit. Each refusal carries RocketMQ's code and a
  * remark saying what is wrong; an accepted message gets its topic and the queue it goes to (a random
  * writable one when the producer asked for none). Safe for concurrent calls.
@@ -30,6 +33,11 @@ final class SendRequestCheck {
     static final int MAX_PROPERTIES_LENGTH = Short.MAX_VALUE;
     /** Every bit RocketMQ 5.2.0's MessageSysFlag defines (0x1 .. 0x80 and the compression type, 0x700). */
     static final int DEFINED_SYS_FLAG_BITS = 0x7FF;
+    /** RocketMQ's MessageSysFlag transaction bits, and their PREPARED value (a half message). */
+    static final int TRANSACTION_TYPE_MASK = 0xC;
+    static final int TRANSACTION_PREPARED_TYPE = 0x4;
+    /** TIMER_DELIVER_MS, TIMER_DELAY_SEC, TIMER_DELAY_MS, TIMER_DEL_UNIQKEY, TIMER_OUT_MS and the wheel's own. */
+    static final String TIMER_PROPERTY_PREFIX = "TIMER_";
 
     /** The outcome of {@link #check}. */
     sealed interface Verdict permits Accepted, Refused {
@@ -83,6 +91,12 @@ final class SendRequestCheck {
         String illegal = illegalValue(header);
         if (illegal != null) {
             return new Refused(ResponseCode.MESSAGE_ILLEGAL, illegal + ", producer: " + producer);
+        }
+        String delayedHalf = delayedHalfMessageProperty(header);
+        if (delayedHalf != null) {
+            return new Refused(ResponseCode.MESSAGE_ILLEGAL, "a transactional half message cannot be delayed: it carries "
+                + delayedHalf + "; send it without a delay level or timer property, or send a delayed plain message once"
+                + " the transaction is committed");
         }
         if (batch && topic.startsWith(TopicValidator.RETRY_GROUP_TOPIC_PREFIX)) {
             return new Refused(ResponseCode.MESSAGE_ILLEGAL, "batch request does not support retry group " + topic);
@@ -158,6 +172,40 @@ final class SendRequestCheck {
             return "queueId " + header.getQueueId() + " is negative (-1 or absent lets the broker choose)";
         }
         return null;
+    }
+
+    /**
+     * The delay property of a transactional half message (sysFlag PREPARED), or null: {@code DELAY} above 0 or any
+     * {@code TIMER_*} property. RocketMQ 5.2.0 stores such a message and its delay re-puts bounce it between the
+     * delay topics and the half topic until the transaction checks run out (apache/rocketmq#1540; reference §6 #9).
+     * A send that is not a half message, or whose properties hold neither name, is not parsed.
+     */
+    static String delayedHalfMessageProperty(SendMessageRequestHeader header) {
+        int sysFlag = header.getSysFlag() == null ? 0 : header.getSysFlag();
+        String properties = header.getProperties();
+        if ((sysFlag & TRANSACTION_TYPE_MASK) != TRANSACTION_PREPARED_TYPE || properties == null
+            || (!properties.contains(TIMER_PROPERTY_PREFIX) && !properties.contains(MessageProperties.DELAY_TIME_LEVEL))) {
+            return null;
+        }
+        for (Map.Entry<String, String> property : MessageProperties.parse(properties).entrySet()) {
+            String name = property.getKey();
+            if (name.startsWith(TIMER_PROPERTY_PREFIX)) {
+                return name + "=" + property.getValue();
+            }
+            if (name.equals(MessageProperties.DELAY_TIME_LEVEL) && delayLevelAboveZero(property.getValue())) {
+                return name + "=" + property.getValue();
+            }
+        }
+        return null;
+    }
+
+    /** RocketMQ reads DELAY with Integer.parseInt; a value that is not a number cannot be dropped silently either. */
+    private static boolean delayLevelAboveZero(String value) {
+        try {
+            return Integer.parseInt(value.trim()) > 0;
+        } catch (NumberFormatException e) {
+            return true;
+        }
     }
 
     private TopicConfig topicFor(SendMessageRequestHeader header, SocketAddress producer) throws IOException {

@@ -22,6 +22,14 @@ interface MetadataSync {
     }
 
     /**
+     * True when the job runs at every round ({@value SlaveSynchronize#TICK_MS} ms) instead of with the full sync
+     * every {@value SlaveSynchronize#SYNC_PERIOD_MS} ms.
+     */
+    default boolean everyRound() {
+        return false;
+    }
+
+    /**
      * Applies the master's answer to this broker's table and files.
      *
      * @throws IOException when the answer is a refusal or not the table, or persisting fails; the next round retries

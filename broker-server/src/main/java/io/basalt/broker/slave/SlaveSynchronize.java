@@ -2,6 +2,7 @@ package io.basalt.broker.slave;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -16,6 +17,7 @@ import io.basalt.common.service.ServiceThread;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.remoting.netty.RemotingException;
 import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.store.TimerMessages;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * metadata changes. The first sync runs as soon as the master's address is known (rounds every
  * {@value #FIRST_TICK_MS} ms until then), so a fresh slave knows the topics before consumers read from it.
  * A round with a failed request (or a refusal, or a bad answer) is logged and the failed jobs run again at the
- * next round, without waiting for the period.
+ * next round, without waiting for the period. The timer checkpoint ({@link TimerCheckpointSync}, when this
+ * broker's timer wheel is enabled) is asked for at every round, as RocketMQ's slave asks every 3 s.
  *
  * <p>Where: the master's remoting address from the NameServer registration result or, without NameServers,
  * from the HA handshake; never this broker's own address. A round does nothing while it is unknown.
@@ -48,7 +51,10 @@ public final class SlaveSynchronize extends ServiceThread {
     /** How long the master may take to answer one request (RocketMQ's brokerOuterAPI uses 3 s). */
     static final long REQUEST_TIMEOUT_MS = 3_000;
 
+    /** The full sync, every {@value #SYNC_PERIOD_MS} ms. */
     private final List<MetadataSync> jobs;
+    /** Jobs run at every round. */
+    private final List<MetadataSync> everyRound;
     private final Supplier<Optional<String>> masterAddress;
     private final BooleanSupplier isSlave;
     private final Supplier<NettyRemotingClient> clients;
@@ -62,7 +68,8 @@ public final class SlaveSynchronize extends ServiceThread {
     SlaveSynchronize(List<MetadataSync> jobs, Supplier<Optional<String>> masterAddress, BooleanSupplier isSlave,
                      Supplier<NettyRemotingClient> clients, LongSupplier clock) {
         super("SlaveSynchronizeService", ErrorPolicy.resilient());
-        this.jobs = List.copyOf(jobs);
+        this.jobs = jobs.stream().filter(job -> !job.everyRound()).toList();
+        this.everyRound = jobs.stream().filter(MetadataSync::everyRound).toList();
         this.masterAddress = masterAddress;
         this.isSlave = isSlave;
         this.clients = clients;
@@ -72,19 +79,23 @@ public final class SlaveSynchronize extends ServiceThread {
     /**
      * The sync of a slave's tables, written to the files under {@code configDir}.
      *
+     * @param timers        this broker's timer wheel: its checkpoint follows the master's while it is enabled
      * @param masterAddress the master's remoting address (host:port), empty while unknown
      * @param isSlave       false once this broker was promoted: answers arriving then are dropped
      * @param clients       makes the service's remoting client (on its thread, at the first request); the service
      *                      closes it when it stops
      */
     public static SlaveSynchronize of(TopicConfigManager topics, ConsumerOffsetManager offsets,
-                                      SubscriptionGroupManager groups, Path configDir,
+                                      SubscriptionGroupManager groups, Path configDir, TimerMessages timers,
                                       Supplier<Optional<String>> masterAddress, BooleanSupplier isSlave,
                                       Supplier<NettyRemotingClient> clients) {
         // RocketMQ's syncAll order
-        return new SlaveSynchronize(List.of(new TopicConfigSync(topics), new ConsumerOffsetSync(offsets),
-            new DelayOffsetSync(configDir), new SubscriptionGroupSync(groups), new MessageRequestModeSync(configDir)),
-            masterAddress, isSlave, clients, System::currentTimeMillis);
+        List<MetadataSync> jobs = new ArrayList<>(List.of(new TopicConfigSync(topics), new ConsumerOffsetSync(offsets),
+            new DelayOffsetSync(configDir), new SubscriptionGroupSync(groups), new MessageRequestModeSync(configDir)));
+        if (timers.enabled()) {
+            jobs.add(new TimerCheckpointSync(timers));
+        }
+        return new SlaveSynchronize(jobs, masterAddress, isSlave, clients, System::currentTimeMillis);
     }
 
     @Override
@@ -96,23 +107,28 @@ public final class SlaveSynchronize extends ServiceThread {
         if (master.isEmpty()) {
             return 0;
         }
-        if (lastSyncMs != Long.MIN_VALUE && clock.getAsLong() - lastSyncMs <= SYNC_PERIOD_MS) {
-            return 0;
+        int work = 0;
+        if (!everyRound.isEmpty()) {
+            run(everyRound, master.get());
+            work++;
         }
-        if (syncAll(master.get())) {
+        if (lastSyncMs != Long.MIN_VALUE && clock.getAsLong() - lastSyncMs <= SYNC_PERIOD_MS) {
+            return work;
+        }
+        if (run(jobs, master.get())) {
             lastSyncMs = clock.getAsLong();
             completedSyncs++;
         }
-        return 1;
+        return work + 1;
     }
 
-    /** Runs every job against {@code master}; true when all of them applied the master's answer. */
-    boolean syncAll(String master) {
+    /** Runs {@code round}'s jobs against {@code master}; true when all of them applied the master's answer. */
+    private boolean run(List<MetadataSync> round, String master) {
         if (client == null) {
             client = clients.get();
         }
         boolean complete = true;
-        for (MetadataSync job : jobs) {
+        for (MetadataSync job : round) {
             if (isStopped() || !isSlave.getAsBoolean()) {
                 return false; // shutting down, or promoted: the rest of the round is not wanted
             }

@@ -74,6 +74,21 @@
       var queues = g.queues.map(function (q) { return q.queueId + ': ' + q.consumerOffset + '/' + q.brokerOffset; }).join(', ');
       return [el('td', g.group), el('td', g.topic), el('td', fmt(g.lag), g.lag > 0 ? 'num lag' : 'num'), el('td', queues)];
     }));
+    var tm = document.getElementById('timer');
+    tm.textContent = '';
+    var t = s.timer;
+    (t.enabled ? [['state', t.delivering ? 'enqueuing and delivering' : 'enqueuing only (not delivering: a slave, or shutting down)'],
+      ['pending', fmt(t.pending)], ['enqueue lag', fmt(t.enqueueLagMessages) + ' entries, ' + fmt(t.enqueueLagMs / 1000, 1) + ' s'],
+      ['dequeue lag', fmt(t.dequeueLagMs / 1000, 1) + ' s'], ['congest num', fmt(t.congestNum)],
+      ['enqueue / dequeue TPS', fmt(t.enqueueTps, 1) + ' / ' + fmt(t.dequeueTps, 1)],
+      ['since start', fmt(t.enqueued) + ' enqueued, ' + fmt(t.delivered) + ' delivered, ' + fmt(t.cancelled) + ' cancelled, '
+        + fmt(t.droppedEntries) + ' entries dropped']]
+      : [['state', 'disabled (timerWheelEnable=false): timer messages are refused']]).forEach(function (r) {
+      var tr = el('tr');
+      tr.appendChild(el('th', r[0]));
+      tr.appendChild(el('td', r[1], 'num'));
+      tm.appendChild(tr);
+    });
     document.getElementById('ha-role').textContent = 'role: ' + s.ha.role + (s.ha.slaves.length ? '' : ' (no slaves connected)');
     fillBody('ha', s.ha.slaves.map(function (h) {
       return [el('td', h.address + ' (brokerId ' + h.brokerId + ')'), el('td', fmt(h.ackOffset), 'num'), el('td', fmt(h.lagBytes), 'num'), el('td', fmt(h.lagMs), 'num')];

@@ -125,6 +125,47 @@ class BrokerMetricsTest {
     }
 
     @Test
+    void theTimerWheelIsReportedInTheMetricsAndTheStatusReport() throws Exception {
+        store.addPutTransform(store.timerMessages().putTransform());
+        for (int i = 0; i < 3; i++) {
+            BrokerMessage m = BrokerMessage.builder().topic("Later").queueId(0).body(new byte[] {1})
+                .properties(Map.of("TIMER_DELAY_SEC", "60")).bornTimestamp(System.currentTimeMillis())
+                .bornHost(new InetSocketAddress("127.0.0.1", 40000)).storeHost(new InetSocketAddress("127.0.0.1", 10911))
+                .build();
+            assertEquals(PutMessageStatus.PUT_OK, store.asyncPutMessage(m).join().status());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> sample(scrape(), "basalt_timer_pending_messages") == 3);
+
+        String text = scrape();
+        assertEquals(3, sample(text, "basalt_timer_enqueued_total"));
+        assertEquals(0, sample(text, "basalt_timer_delivered_total"), "a minute away");
+        assertEquals(0, sample(text, "basalt_timer_cancelled_total"));
+        assertEquals(0, sample(text, "basalt_timer_dropped_entries_total"));
+        assertEquals(0, sample(text, "basalt_timer_enqueue_lag_messages"));
+        assertTrue(text.contains("basalt_timer_dequeue_lag_seconds "), text);
+        String json = new StatusReport(metrics, new TrafficSampler(metrics, System::currentTimeMillis), "broker-a").json();
+        assertTrue(json.contains("\"timer\":{\"enabled\":true,"), json);
+        assertTrue(json.contains("\"pending\":3,"), json);
+        assertTrue(json.contains("\"enqueued\":3,"), json);
+    }
+
+    @Test
+    void deliveryLatenessIsAHistogramPerKind() throws Exception {
+        metrics.recordDeliveryLateness("timer", 40);
+        metrics.recordDeliveryLateness("timer", 1_500);
+        metrics.recordDeliveryLateness("timer", -5);
+        metrics.recordDeliveryLateness("delay", 300);
+
+        String text = scrape();
+        assertEquals(3, sample(text, "basalt_delivery_lateness_seconds_count{kind=\"timer\"}"));
+        assertEquals(2, sample(text, "basalt_delivery_lateness_seconds_bucket{kind=\"timer\",le=\"0.05\"}"),
+            "40 ms, and a negative lateness counted as on time");
+        assertEquals(3, sample(text, "basalt_delivery_lateness_seconds_bucket{kind=\"timer\",le=\"2.0\"}"));
+        assertEquals(1.54, sample(text, "basalt_delivery_lateness_seconds_sum{kind=\"timer\"}"), 1e-9);
+        assertEquals(1, sample(text, "basalt_delivery_lateness_seconds_count{kind=\"delay\"}"));
+    }
+
+    @Test
     void serviceErrorsAreCountedPerServiceAndTheFailStopIsAFlag() throws Exception {
         String before = scrape();
         assertEquals(0, sample(before, "basalt_service_errors_total{service=\"PullRequestHoldService\"}"));

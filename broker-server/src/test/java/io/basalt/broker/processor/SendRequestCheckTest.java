@@ -54,4 +54,60 @@ class SendRequestCheckTest {
             check.check(send("New3"), body, new InetSocketAddress("10.0.0.10", 5000), false), "another host may");
         assertNotNull(topics.get("New3"));
     }
+
+    private SendRequestCheck check() throws IOException {
+        TopicConfigManager topics = TopicConfigManager.open(dir, true, 8);
+        return new SendRequestCheck(new StoreHost("DefaultCluster", "broker-a", new InetSocketAddress("127.0.0.1", 10911)),
+            () -> true, 1024, topics);
+    }
+
+    private static final InetSocketAddress PRODUCER = new InetSocketAddress("10.0.0.9", 5000);
+
+    @Test
+    void sendsToTheTimerTopicAndEveryRmqSysTopicAreRefusedNamingTheTopic() throws IOException {
+        SendRequestCheck check = check();
+        for (String topic : new String[] {"rmq_sys_wheel_timer", "rmq_sys_REVIVE_LOG_DefaultCluster",
+            "rmq_sys_SYNC_BROKER_MEMBER_broker-a", "SCHEDULE_TOPIC_XXXX", "RMQ_SYS_TRANS_HALF_TOPIC"}) {
+            SendRequestCheck.Refused refused = assertInstanceOf(SendRequestCheck.Refused.class,
+                check.check(send(topic), new byte[] {1}, PRODUCER, false), topic);
+            assertEquals(ResponseCode.NO_PERMISSION, refused.code(), topic);
+            assertEquals("Sending message to topic[" + topic + "] is forbidden.", refused.remark());
+        }
+        assertInstanceOf(SendRequestCheck.Accepted.class, check.check(send("RMQ_SYS_TRACE_TOPIC"), new byte[] {1}, PRODUCER,
+            false), "clients write their traces there");
+    }
+
+    private static SendMessageRequestHeader half(String properties) {
+        SendMessageRequestHeader h = send("Orders");
+        h.setSysFlag(SendRequestCheck.TRANSACTION_PREPARED_TYPE);
+        h.setProperties(properties);
+        return h;
+    }
+
+    @Test
+    void aHalfMessageWithATimerOrDelayPropertyIsRefusedNamingTheProperty() throws IOException {
+        SendRequestCheck check = check();
+        for (String property : new String[] {"TIMER_DELIVER_MS\u00011700000005000", "TIMER_DELAY_SEC\u000110",
+            "TIMER_DELAY_MS\u00013000", "TIMER_DEL_UNIQKEY\u0001AC11000100002A9F0000000000000000", "DELAY\u00013"}) {
+            String properties = "TRAN_MSG\u0001true\u0002PGROUP\u0001pg\u0002" + property + "\u0002";
+            SendRequestCheck.Refused refused = assertInstanceOf(SendRequestCheck.Refused.class,
+                check.check(half(properties), new byte[] {1}, PRODUCER, false), property);
+            assertEquals(ResponseCode.MESSAGE_ILLEGAL, refused.code());
+            assertTrue(refused.remark().contains(property.replace('\u0001', '=')), refused.remark());
+        }
+    }
+
+    @Test
+    void aHalfMessageWithoutDelayAndADelayedPlainMessagePass() throws IOException {
+        SendRequestCheck check = check();
+        assertInstanceOf(SendRequestCheck.Accepted.class, check.check(half("TRAN_MSG\u0001true\u0002DELAY\u00010\u0002"),
+            new byte[] {1}, PRODUCER, false), "DELAY=0 is no delay");
+        SendMessageRequestHeader plain = send("Orders");
+        plain.setProperties("TIMER_DELAY_SEC\u000110\u0002");
+        assertInstanceOf(SendRequestCheck.Accepted.class, check.check(plain, new byte[] {1}, PRODUCER, false));
+        SendMessageRequestHeader committed = half("TIMER_DELAY_SEC\u000110\u0002");
+        committed.setSysFlag(0x8);
+        assertInstanceOf(SendRequestCheck.Accepted.class, check.check(committed, new byte[] {1}, PRODUCER, false),
+            "only PREPARED is a half message");
+    }
 }

@@ -136,4 +136,53 @@ class SlaveSynchronizeRoundsTest {
     void theTopicTableIsAskedForOnTheFastPort() {
         assertEquals("10.0.0.1:10909", SlaveSynchronize.vipAddress("10.0.0.1:10911"));
     }
+
+    /** A job asked at every round. */
+    private static final class EveryRoundJob implements MetadataSync {
+        final AtomicInteger applied = new AtomicInteger();
+
+        @Override
+        public String what() {
+            return "every-round table";
+        }
+
+        @Override
+        public int requestCode() {
+            return CODE;
+        }
+
+        @Override
+        public boolean everyRound() {
+            return true;
+        }
+
+        @Override
+        public void apply(RemotingCommand response) throws IOException {
+            MetadataSync.successBody(response, what());
+            applied.incrementAndGet();
+        }
+    }
+
+    @Test
+    void anEveryRoundJobRunsAtEveryRoundWhileTheFullSyncWaitsForItsPeriod() {
+        RecordingJob full = new RecordingJob();
+        EveryRoundJob frequent = new EveryRoundJob();
+        SlaveSynchronize sync = new SlaveSynchronize(List.of(full, frequent), masterAddress::get, isSlave::get, () -> {
+            client = new NettyRemotingClient(NettyClientConfig.defaults());
+            return client;
+        }, now::get);
+        masterAddress.set(Optional.of("127.0.0.1:" + master.localPort()));
+        sync.doWork();
+        now.addAndGet(SlaveSynchronize.TICK_MS);
+        sync.doWork();
+        now.addAndGet(SlaveSynchronize.TICK_MS);
+        sync.doWork();
+        assertEquals(3, frequent.applied.get());
+        assertEquals(1, full.applied.get(), "the full sync only once within its period");
+        assertEquals(1, sync.completedSyncs());
+
+        isSlave.set(false);
+        sync.doWork();
+        assertEquals(3, frequent.applied.get(), "a promoted slave applies no more checkpoints");
+    }
 }

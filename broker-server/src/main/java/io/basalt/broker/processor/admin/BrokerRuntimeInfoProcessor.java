@@ -8,6 +8,7 @@ import io.basalt.remoting.protocol.RemotingVersion;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.store.MessageStore;
 import io.basalt.store.StoredMessage;
+import io.basalt.store.TimerMessages;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -25,9 +26,10 @@ import java.util.function.IntSupplier;
 /**
  * GET_BROKER_RUNTIME_INFO: a {@link KVTable} with the keys RocketMQ 5.2.0's broker reports and its
  * admin tool reads ({@code clusterList}, {@code brokerStatus}): version, message totals and rates,
- * CommitLog offsets, dispatch backlog, page-cache lock time, disk use, executor queues. Keys for
- * RocketMQ features Basalt does not have (timer wheel) carry RocketMQ's "disabled" values. Safe for
- * concurrent calls.
+ * CommitLog offsets, dispatch backlog, page-cache lock time, disk use, executor queues, and the timer
+ * wheel's {@code timerReadBehind} (seconds), {@code timerOffsetBehind}, {@code timerCongestNum},
+ * {@code timerEnqueueTps} and {@code timerDequeueTps} from {@link TimerMessages#stats()} (RocketMQ's "0" and
+ * "0.0" with {@code timerWheelEnable=false}). Safe for concurrent calls.
  */
 public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
     /** RocketMQ's {@code MQVersion.getVersionDesc(CURRENT_VERSION)} for the version Basalt speaks. */
@@ -44,28 +46,31 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
     private final Supplier<Map<String, String>> replicationInfo;
     private final List<ExecutorQueue> queues;
     private final Supplier<Map<String, String>> scheduleInfo;
+    private final TimerMessages timers;
 
     /**
      * @param queues RocketMQ's names: {@code send}, {@code pull}, {@code litePull}, {@code query}
      */
     public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
         boolean master, List<ExecutorQueue> queues) {
-        this(store, stats, storePathRootDir, () -> master, Map::of, queues);
+        this(store, stats, storePathRootDir, () -> master, Map::of, queues, store.timerMessages());
     }
 
     /**
      * @param master          whether this broker accepts writes now (brokerActive)
      * @param replicationInfo the replication fields (role, epoch, per-slave ack offset and lag)
+     * @param timers          the store's timer wheel
      */
     public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
-        BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues) {
-        this(store, stats, storePathRootDir, master, replicationInfo, queues, Map::of);
+        BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues,
+        TimerMessages timers) {
+        this(store, stats, storePathRootDir, master, replicationInfo, queues, timers, Map::of);
     }
 
     /** @param scheduleInfo the schedule service's {@code scheduleMessageOffset_<level>} keys */
     public BrokerRuntimeInfoProcessor(MessageStore store, BrokerRuntimeStats stats, Path storePathRootDir,
         BooleanSupplier master, Supplier<Map<String, String>> replicationInfo, List<ExecutorQueue> queues,
-        Supplier<Map<String, String>> scheduleInfo) {
+        TimerMessages timers, Supplier<Map<String, String>> scheduleInfo) {
         this.scheduleInfo = scheduleInfo;
         this.store = store;
         this.stats = stats;
@@ -73,6 +78,7 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
         this.master = master;
         this.replicationInfo = replicationInfo;
         this.queues = List.copyOf(queues);
+        this.timers = timers;
     }
 
     @Override
@@ -112,11 +118,7 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
         info.put("remainHowManyDataToFlush", humanReadable(Math.max(0, maxOffset - store.flushedOffset())));
 
         info.putAll(scheduleInfo.get());
-        info.put("timerReadBehind", "0");
-        info.put("timerOffsetBehind", "0");
-        info.put("timerCongestNum", "0");
-        info.put("timerEnqueueTps", "0.0");
-        info.put("timerDequeueTps", "0.0");
+        timerInfo(info);
 
         diskUsage(info);
         for (ExecutorQueue queue : queues) {
@@ -129,6 +131,19 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
             }
         }
         return info;
+    }
+
+    /**
+     * RocketMQ's timer keys: {@code timerReadBehind} in whole seconds ({@code getDequeueBehind()}), the TPS as
+     * RocketMQ's {@code String.valueOf(float)} writes them.
+     */
+    private void timerInfo(Map<String, String> info) {
+        TimerMessages.Stats t = timers.enabled() ? timers.stats() : TimerMessages.Stats.NONE;
+        info.put("timerReadBehind", Long.toString(t.dequeueLagMillis() / 1000));
+        info.put("timerOffsetBehind", Long.toString(t.enqueueLagMessages()));
+        info.put("timerCongestNum", Long.toString(t.congestNum()));
+        info.put("timerEnqueueTps", Float.toString((float) t.enqueueTps()));
+        info.put("timerDequeueTps", Float.toString((float) t.dequeueTps()));
     }
 
     /** Store time of the oldest message in the CommitLog, -1 when it is empty (RocketMQ's value). */
