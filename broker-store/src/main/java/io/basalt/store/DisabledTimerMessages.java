@@ -1,11 +1,17 @@
 package io.basalt.store;
 
+import io.basalt.store.timer.TimerPutTransform;
+
 /**
  * The timer wheel of a store with {@code timerWheelEnable=false}: no wheel files, nothing enqueued or
- * delivered, and a put transform that passes every message on. Stateless.
+ * delivered, and a put transform that refuses timer messages with WHEEL_TIMER_NOT_ENABLE (as RocketMQ does)
+ * and passes every other message on. Stateless.
  */
 final class DisabledTimerMessages implements TimerMessages {
     static final DisabledTimerMessages INSTANCE = new DisabledTimerMessages();
+
+    private static final PutMessageTransform REFUSE_TIMERS =
+        new TimerPutTransform(false, 1000, 1, Integer.MAX_VALUE, null, System::currentTimeMillis);
 
     private DisabledTimerMessages() {
     }
@@ -17,7 +23,7 @@ final class DisabledTimerMessages implements TimerMessages {
 
     @Override
     public PutMessageTransform putTransform() {
-        return PutMessageTransform.Decision::append;
+        return REFUSE_TIMERS;
     }
 
     @Override

@@ -42,6 +42,9 @@ import io.basalt.store.recovery.QueueTailsSeen;
 import io.basalt.store.recovery.StoreCheckpoint;
 import io.basalt.store.retention.DiskSpaceMonitor;
 import io.basalt.store.retention.RetentionPolicy;
+import io.basalt.store.timer.TimerConstants;
+import io.basalt.store.timer.TimerMessageStore;
+import io.basalt.store.timer.TimerStoreAccess;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,7 +102,9 @@ public final class MessageStore implements AutoCloseable {
     private final MessageRecordDecoder decoder = new MessageRecordDecoder();
     private volatile MessageArrivingListener arrivingListener;
     private final PutTransforms transforms = new PutTransforms();
-    private final TimerMessages timerMessages = DisabledTimerMessages.INSTANCE;
+    /** The timer wheel with {@code timerWheelEnable}, else null. */
+    private final TimerMessageStore timer;
+    private final TimerMessages timerMessages;
     private volatile ReputMessageService reput;
     /** Refuses puts while the dispatcher is stopped: what they wrote would be acknowledged and unreadable. */
     private final DispatchGate dispatchGate = new DispatchGate(() -> reput);
@@ -126,6 +131,8 @@ public final class MessageStore implements AutoCloseable {
         this.abortMarker = abortMarker;
         this.failStop = failStop;
         this.replicatedLog = new StoreReplicatedLog(this, commitLog);
+        this.timer = config.timerWheelEnable() ? new TimerMessageStore(config, timerAccess(environment.clock())) : null;
+        this.timerMessages = timer != null ? timer : DisabledTimerMessages.INSTANCE;
         this.reader = new MessageReader(queues, new CommitLogReader() {
             @Override
             public SelectedBuffer select(long offset, int size) {
@@ -297,9 +304,13 @@ public final class MessageStore implements AutoCloseable {
         for (ConsumeQueue q : queues.allQueues()) {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
-        reput = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
+        reput = new ReputMessageService(dispatchSource(false), queues, index, arrivals(),
                 recovering.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop,
                 config.delayLevels());
+        if (timer != null) {
+            // after the CommitLog and rmq_sys_wheel_timer are recovered: the wheel checks its units against them
+            timer.load();
+        }
         state = State.LOADED;
     }
 
@@ -328,6 +339,9 @@ public final class MessageStore implements AutoCloseable {
         diskMonitor.start();
         cleanService.start();
         state = State.RUNNING;
+        if (timer != null) {
+            timer.start();
+        }
     }
 
     /**
@@ -345,6 +359,10 @@ public final class MessageStore implements AutoCloseable {
         state = State.STOPPED;
         ShutdownSteps steps = new ShutdownSteps(shutdownHook);
         steps.run(STOP_PUTS, () -> {
+            if (timer != null) {
+                // its re-puts in flight settle first; then its checkpoint is written and its files unmapped
+                timer.shutdown();
+            }
             commitLog.stopAccepting();
             cleanService.shutdown();
             diskMonitor.shutdown();
@@ -398,6 +416,77 @@ public final class MessageStore implements AutoCloseable {
     @Override
     public void close() {
         shutdown();
+    }
+
+    /**
+     * The dispatcher's arrival listener: the one set with {@link #setArrivingListener}, and with the timer
+     * wheel, a wake-up of its enqueue service for each rmq_sys_wheel_timer entry.
+     */
+    private MessageArrivingListener arrivals() {
+        MessageArrivingListener user = arrivingListener;
+        TimerMessageStore t = timer;
+        if (t == null) {
+            return user;
+        }
+        return (topic, queueId, consumeQueueOffset, tagsCode, storeTimestamp) -> {
+            if (TimerConstants.TIMER_TOPIC.equals(topic)) {
+                t.onArrival();
+            }
+            if (user != null) {
+                user.arriving(topic, queueId, consumeQueueOffset, tagsCode, storeTimestamp);
+            }
+        };
+    }
+
+    /** What the timer wheel reads and writes of this store: rmq_sys_wheel_timer queue 0, records, puts, the time. */
+    private TimerStoreAccess timerAccess(java.time.Clock clock) {
+        return new TimerStoreAccess() {
+            @Override
+            public long nowMs() {
+                return clock.millis();
+            }
+
+            @Override
+            public long wheelQueueMinOffset() {
+                return getMinOffsetInQueue(TimerConstants.TIMER_TOPIC, 0);
+            }
+
+            @Override
+            public long wheelQueueMaxOffset() {
+                return getMaxOffsetInQueue(TimerConstants.TIMER_TOPIC, 0);
+            }
+
+            @Override
+            public ConsumeQueueEntry wheelQueueEntry(long offset) {
+                ConsumeQueue q = find(TimerConstants.TIMER_TOPIC, 0);
+                return q == null ? null : q.entry(offset);
+            }
+
+            @Override
+            public long wheelQueueStoreTimestamp(long offset) {
+                return getMessageStoreTimeStamp(TimerConstants.TIMER_TOPIC, 0, offset);
+            }
+
+            @Override
+            public StoredMessage read(long commitLogOffset) {
+                return lookMessageByOffset(commitLogOffset);
+            }
+
+            @Override
+            public long commitLogMinOffset() {
+                return commitLog.minOffset();
+            }
+
+            @Override
+            public long commitLogMaxOffset() {
+                return commitLog.maxOffset();
+            }
+
+            @Override
+            public CompletableFuture<PutMessageResult> put(BrokerMessage message) {
+                return asyncPutMessage(message);
+            }
+        };
     }
 
     private DispatchSource dispatchSource(boolean recovering) {
@@ -711,7 +800,7 @@ public final class MessageStore implements AutoCloseable {
         for (ConsumeQueue q : queues.allQueues()) {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
-        ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
+        ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivals(),
                 Math.min(old.reputFromOffset(), physicalOffset), REPUT_IDLE_WAIT_MS, failStop,
                 config.delayLevels());
         retiredDispatcherErrors += old.errorCount();
@@ -736,7 +825,7 @@ public final class MessageStore implements AutoCloseable {
         for (ConsumeQueue q : queues.allQueues()) {
             commitLog.queueOffsets().set(q.topic(), q.queueId(), q.maxOffset());
         }
-        ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
+        ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivals(),
                 old.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop,
                 config.delayLevels());
         retiredDispatcherErrors += old.errorCount();
@@ -780,7 +869,7 @@ public final class MessageStore implements AutoCloseable {
             }
             queues.deletedTopics().forgetBelow(commitLog.minOffset());
         } finally {
-            ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivingListener,
+            ReputMessageService next = new ReputMessageService(dispatchSource(false), queues, index, arrivals(),
                     old.reputFromOffset(), REPUT_IDLE_WAIT_MS, failStop,
                 config.delayLevels());
             retiredDispatcherErrors += old.errorCount();

@@ -27,7 +27,16 @@ public enum PutMessageStatus {
     /** Not written: the put lock has been held longer than {@code osPageCacheBusyTimeOutMills}. */
     OS_PAGE_CACHE_BUSY,
     /** Not written: an unexpected error. */
-    UNKNOWN_ERROR;
+    UNKNOWN_ERROR,
+    /**
+     * Not written: a timer message beyond {@code timerMaxDelaySec}, with an unparsable time, or a cancel
+     * (TIMER_DEL_UNIQKEY) not in the future (RocketMQ answers MESSAGE_ILLEGAL).
+     */
+    WHEEL_TIMER_MSG_ILLEGAL,
+    /** Not written: the timer's slot is over {@code timerCongestNumEachSlot} (RocketMQ answers SYSTEM_ERROR). */
+    WHEEL_TIMER_FLOW_CONTROL,
+    /** Not written: a timer message while {@code timerWheelEnable=false} (RocketMQ answers SYSTEM_ERROR). */
+    WHEEL_TIMER_NOT_ENABLE;
 
     /** True when the message is in the CommitLog (durable or not). */
     public boolean isStored() {

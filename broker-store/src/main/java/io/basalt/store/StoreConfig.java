@@ -74,6 +74,20 @@ public final class StoreConfig {
     private final int deleteCommitLogFilesInterval;
     private final int destroyMapedFileIntervalForcibly;
     private final DelayLevels delayLevels;
+    private final boolean timerWheelEnable;
+    private final int timerPrecisionMs;
+    private final int timerMaxDelaySec;
+    private final int timerRollWindowSlot;
+    private final int mappedFileSizeTimerLog;
+    private final int timerFlushIntervalMs;
+    private final int timerGetMessageThreadNum;
+    private final int timerPutMessageThreadNum;
+    private final int timerCongestNumEachSlot;
+    private final boolean timerStopEnqueue;
+    private final boolean timerStopDequeue;
+    private final boolean timerSkipUnknownError;
+    private final int timerProgressLogIntervalMs;
+    private final long disappearTimeAfterStart;
 
     private StoreConfig(ConfigValues values) {
         this.values = values;
@@ -122,6 +136,20 @@ public final class StoreConfig {
         this.deleteCommitLogFilesInterval = values.get(StoreKeys.DELETE_COMMIT_LOG_FILES_INTERVAL);
         this.destroyMapedFileIntervalForcibly = values.get(StoreKeys.DESTROY_MAPED_FILE_INTERVAL_FORCIBLY);
         this.delayLevels = values.get(StoreKeys.MESSAGE_DELAY_LEVEL);
+        this.timerWheelEnable = values.get(StoreKeys.TIMER_WHEEL_ENABLE);
+        this.timerPrecisionMs = snapTimerPrecision(values.get(StoreKeys.TIMER_PRECISION_MS));
+        this.timerMaxDelaySec = values.get(StoreKeys.TIMER_MAX_DELAY_SEC);
+        this.timerRollWindowSlot = snapRollWindow(values.get(StoreKeys.TIMER_ROLL_WINDOW_SLOT));
+        this.mappedFileSizeTimerLog = values.get(StoreKeys.MAPPED_FILE_SIZE_TIMER_LOG);
+        this.timerFlushIntervalMs = values.get(StoreKeys.TIMER_FLUSH_INTERVAL_MS);
+        this.timerGetMessageThreadNum = values.get(StoreKeys.TIMER_GET_MESSAGE_THREAD_NUM);
+        this.timerPutMessageThreadNum = values.get(StoreKeys.TIMER_PUT_MESSAGE_THREAD_NUM);
+        this.timerCongestNumEachSlot = values.get(StoreKeys.TIMER_CONGEST_NUM_EACH_SLOT);
+        this.timerStopEnqueue = values.get(StoreKeys.TIMER_STOP_ENQUEUE);
+        this.timerStopDequeue = values.get(StoreKeys.TIMER_STOP_DEQUEUE);
+        this.timerSkipUnknownError = values.get(StoreKeys.TIMER_SKIP_UNKNOWN_ERROR);
+        this.timerProgressLogIntervalMs = values.get(StoreKeys.TIMER_PROGRESS_LOG_INTERVAL_MS);
+        this.disappearTimeAfterStart = values.get(StoreKeys.DISAPPEAR_TIME_AFTER_START);
         if (mappedFileSizeConsumeQueue % CONSUME_QUEUE_UNIT_SIZE != 0) {
             throw new IllegalArgumentException("mappedFileSizeConsumeQueue=" + mappedFileSizeConsumeQueue
                 + " is not a multiple of the 20-byte ConsumeQueue entry");
@@ -404,6 +432,82 @@ public final class StoreConfig {
      * Collects settings as {@code broker.conf} text; {@link #build()} reads them through
      * {@link StoreKeys#TABLE} and refuses what the file would refuse. Not thread-safe.
      */
+    /** RocketMQ's setter: below 200 → 100, below 500 → 200, below 1000 → 500, else 1000. */
+    static int snapTimerPrecision(int ms) {
+        return ms < 200 ? 100 : ms < 500 ? 200 : ms < 1000 ? 500 : 1000;
+    }
+
+    /** RocketMQ's getter: a window below 2 slots or beyond the wheel's 604800 − 60 slots becomes 604740. */
+    static int snapRollWindow(int slots) {
+        int max = 604_800 - 60;
+        return slots < 2 || slots > max ? max : slots;
+    }
+
+    /** Whether the timer wheel runs ({@code timerWheelEnable}). */
+    public boolean timerWheelEnable() {
+        return timerWheelEnable;
+    }
+
+    /** Slot width of the timer wheel, ms: 100, 200, 500 or 1000. */
+    public int timerPrecisionMs() {
+        return timerPrecisionMs;
+    }
+
+    /** Furthest a new timer may be ahead, s. */
+    public int timerMaxDelaySec() {
+        return timerMaxDelaySec;
+    }
+
+    /** Slots ahead beyond which a timer is rolled (snapped into [2, 604740]). */
+    public int timerRollWindowSlot() {
+        return timerRollWindowSlot;
+    }
+
+    /** Size of one timerlog file, bytes. */
+    public int mappedFileSizeTimerLog() {
+        return mappedFileSizeTimerLog;
+    }
+
+    /** Period of the timer flush, ms. */
+    public int timerFlushIntervalMs() {
+        return timerFlushIntervalMs;
+    }
+
+    public int timerGetMessageThreadNum() {
+        return timerGetMessageThreadNum;
+    }
+
+    public int timerPutMessageThreadNum() {
+        return timerPutMessageThreadNum;
+    }
+
+    /** Per-slot flow control threshold N (refuse at random above N, always at 2N). */
+    public int timerCongestNumEachSlot() {
+        return timerCongestNumEachSlot;
+    }
+
+    public boolean timerStopEnqueue() {
+        return timerStopEnqueue;
+    }
+
+    public boolean timerStopDequeue() {
+        return timerStopDequeue;
+    }
+
+    public boolean timerSkipUnknownError() {
+        return timerSkipUnknownError;
+    }
+
+    /** Period of the timer progress log line, ms. */
+    public int timerProgressLogIntervalMs() {
+        return timerProgressLogIntervalMs;
+    }
+
+    /** Delay before the wheel delivers after start, ms (≤ 0: none). */
+    public long disappearTimeAfterStart() {
+        return disappearTimeAfterStart;
+    }
+
     public static final class Builder {
         private final Map<String, String> settings;
 
@@ -594,6 +698,62 @@ public final class StoreConfig {
 
         public Builder destroyMapedFileIntervalForcibly(int value) {
             return set(StoreKeys.DESTROY_MAPED_FILE_INTERVAL_FORCIBLY, String.valueOf(value));
+        }
+
+        public Builder timerWheelEnable(boolean value) {
+            return set(StoreKeys.TIMER_WHEEL_ENABLE, String.valueOf(value));
+        }
+
+        public Builder timerPrecisionMs(int value) {
+            return set(StoreKeys.TIMER_PRECISION_MS, String.valueOf(value));
+        }
+
+        public Builder timerMaxDelaySec(int value) {
+            return set(StoreKeys.TIMER_MAX_DELAY_SEC, String.valueOf(value));
+        }
+
+        public Builder timerRollWindowSlot(int value) {
+            return set(StoreKeys.TIMER_ROLL_WINDOW_SLOT, String.valueOf(value));
+        }
+
+        public Builder mappedFileSizeTimerLog(int value) {
+            return set(StoreKeys.MAPPED_FILE_SIZE_TIMER_LOG, String.valueOf(value));
+        }
+
+        public Builder timerFlushIntervalMs(int value) {
+            return set(StoreKeys.TIMER_FLUSH_INTERVAL_MS, String.valueOf(value));
+        }
+
+        public Builder timerGetMessageThreadNum(int value) {
+            return set(StoreKeys.TIMER_GET_MESSAGE_THREAD_NUM, String.valueOf(value));
+        }
+
+        public Builder timerPutMessageThreadNum(int value) {
+            return set(StoreKeys.TIMER_PUT_MESSAGE_THREAD_NUM, String.valueOf(value));
+        }
+
+        public Builder timerCongestNumEachSlot(int value) {
+            return set(StoreKeys.TIMER_CONGEST_NUM_EACH_SLOT, String.valueOf(value));
+        }
+
+        public Builder timerStopEnqueue(boolean value) {
+            return set(StoreKeys.TIMER_STOP_ENQUEUE, String.valueOf(value));
+        }
+
+        public Builder timerStopDequeue(boolean value) {
+            return set(StoreKeys.TIMER_STOP_DEQUEUE, String.valueOf(value));
+        }
+
+        public Builder timerSkipUnknownError(boolean value) {
+            return set(StoreKeys.TIMER_SKIP_UNKNOWN_ERROR, String.valueOf(value));
+        }
+
+        public Builder timerProgressLogIntervalMs(int value) {
+            return set(StoreKeys.TIMER_PROGRESS_LOG_INTERVAL_MS, String.valueOf(value));
+        }
+
+        public Builder disappearTimeAfterStart(long value) {
+            return set(StoreKeys.DISAPPEAR_TIME_AFTER_START, String.valueOf(value));
         }
 
         /** @throws IllegalArgumentException naming every key with a bad value and what is allowed */

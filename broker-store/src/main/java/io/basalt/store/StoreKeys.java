@@ -142,6 +142,42 @@ public final class StoreKeys {
         DelayLevels.DEFAULT, "Delay levels 1, 2, ...: durations separated by single spaces, each a number with unit s, m, h or d;"
             + " level n waits in queue n-1 of SCHEDULE_TOPIC_XXXX and is delivered the n-th duration after it was stored");
 
+    // Timer messages (the timer wheel)
+    public static final ConfigKey<Boolean> TIMER_WHEEL_ENABLE = key("timerWheelEnable", SECTION, bool(), "true",
+        "Run the timer wheel: messages with TIMER_DELIVER_MS / TIMER_DELAY_SEC / TIMER_DELAY_MS wait in rmq_sys_wheel_timer"
+            + " and are delivered when due; false refuses such messages (a store with pending timers then keeps them)");
+    public static final ConfigKey<Integer> TIMER_PRECISION_MS = key("timerPrecisionMs", SECTION, integer(1, MAX), "1000",
+        "Width of one wheel slot, ms, snapped as RocketMQ does to 100, 200, 500 or 1000 (<200, <500, <1000, else);"
+            + " a timer is delivered at most about this late, never early. Fixed for an existing wheel: a change is refused at start");
+    public static final ConfigKey<Integer> TIMER_MAX_DELAY_SEC = key("timerMaxDelaySec", SECTION, integer(1, MAX), "259200",
+        "Furthest a new timer may be in the future, s; a later one is refused (MESSAGE_ILLEGAL)");
+    public static final ConfigKey<Integer> TIMER_ROLL_WINDOW_SLOT = key("timerRollWindowSlot", SECTION, integer(0, MAX),
+        "172800", "Timers further than this many slots ahead are parked and re-enqueued later (rolled); values below 2"
+            + " or above 604740 become 604740, as in RocketMQ");
+    public static final ConfigKey<Integer> MAPPED_FILE_SIZE_TIMER_LOG = key("mappedFileSizeTimerLog", SECTION,
+        integer(68, MAX), "104857600", "Size of one timerlog/ file, bytes (52-byte units; a 16-byte blank ends a full file)");
+    public static final ConfigKey<Integer> TIMER_FLUSH_INTERVAL_MS = key("timerFlushIntervalMs", SECTION, integer(1, MAX_MS),
+        "1000", "Period of the timer log, wheel, timercheck and timermetrics flush, ms (what a crash re-delivers is at most"
+            + " this much of work)");
+    public static final ConfigKey<Integer> TIMER_GET_MESSAGE_THREAD_NUM = key("timerGetMessageThreadNum", SECTION,
+        integer(1, 64), "3", "Threads reading due timer records back from the CommitLog");
+    public static final ConfigKey<Integer> TIMER_PUT_MESSAGE_THREAD_NUM = key("timerPutMessageThreadNum", SECTION,
+        integer(1, 64), "3", "Threads putting due timer messages back into their real topics (each keeps many puts in flight)");
+    public static final ConfigKey<Integer> TIMER_CONGEST_NUM_EACH_SLOT = key("timerCongestNumEachSlot", SECTION,
+        integer(1, MAX), String.valueOf(MAX), "Flow control: a slot holding more timers than this refuses new ones at random,"
+            + " twice as many refuses all (WHEEL_TIMER_FLOW_CONTROL, answered SYSTEM_ERROR)");
+    public static final ConfigKey<Boolean> TIMER_STOP_ENQUEUE = key("timerStopEnqueue", SECTION, bool(), "false",
+        "Stop moving rmq_sys_wheel_timer entries into the wheel (they wait there; an operational switch)");
+    public static final ConfigKey<Boolean> TIMER_STOP_DEQUEUE = key("timerStopDequeue", SECTION, bool(), "false",
+        "Stop delivering due timers (they wait in the wheel; an operational switch)");
+    public static final ConfigKey<Boolean> TIMER_SKIP_UNKNOWN_ERROR = key("timerSkipUnknownError", SECTION, bool(), "false",
+        "On an unexpected error with one timer (unreadable entry, refused re-put) set it aside at once instead of after"
+            + " a few retries with back-off; either way it is logged and counted and never blocks the wheel");
+    public static final ConfigKey<Integer> TIMER_PROGRESS_LOG_INTERVAL_MS = key("timerProgressLogIntervalMs", SECTION,
+        integer(1, DAY_MS), "10000", "Period of the timer progress log line (enqueue and read positions, lag), ms");
+    public static final ConfigKey<Long> DISAPPEAR_TIME_AFTER_START = key("disappearTimeAfterStart", SECTION,
+        longInteger(-1, DAY_MS), "-1", "Delay before the timer wheel starts delivering after start-up, ms (-1 or 0: at once)");
+
     /** The store's keys, in documentation order. */
     public static final KeyTable TABLE = KeyTable.of(List.of(
         STORE_PATH_ROOT_DIR, STORE_PATH_COMMIT_LOG, MAPPED_FILE_SIZE_COMMIT_LOG, MAPPED_FILE_SIZE_CONSUME_QUEUE,
@@ -156,7 +192,11 @@ public final class StoreKeys {
         MAX_TRANSFER_COUNT_ON_MESSAGE_IN_DISK, ACCESS_MESSAGE_IN_MEMORY_MAX_RATIO,
         FILE_RESERVED_TIME, DELETE_WHEN, DISK_MAX_USED_SPACE_RATIO, DISK_SPACE_CLEAN_FORCIBLY_RATIO,
         DISK_SPACE_WARNING_LEVEL_RATIO, CLEAN_FILE_FORCIBLY_ENABLE, CLEAN_RESOURCE_INTERVAL, DELETE_COMMIT_LOG_FILES_INTERVAL,
-        DESTROY_MAPED_FILE_INTERVAL_FORCIBLY, MESSAGE_DELAY_LEVEL));
+        DESTROY_MAPED_FILE_INTERVAL_FORCIBLY,
+        TIMER_WHEEL_ENABLE, TIMER_PRECISION_MS, TIMER_MAX_DELAY_SEC, TIMER_ROLL_WINDOW_SLOT, MAPPED_FILE_SIZE_TIMER_LOG,
+        TIMER_FLUSH_INTERVAL_MS, TIMER_GET_MESSAGE_THREAD_NUM, TIMER_PUT_MESSAGE_THREAD_NUM, TIMER_CONGEST_NUM_EACH_SLOT,
+        TIMER_STOP_ENQUEUE, TIMER_STOP_DEQUEUE, TIMER_SKIP_UNKNOWN_ERROR, TIMER_PROGRESS_LOG_INTERVAL_MS,
+        DISAPPEAR_TIME_AFTER_START, MESSAGE_DELAY_LEVEL));
 
     private StoreKeys() {
     }

@@ -203,9 +203,10 @@ public final class SendMessageProcessor implements RequestProcessor {
             case FLUSH_SLAVE_TIMEOUT -> ResponseCode.FLUSH_SLAVE_TIMEOUT;
             case SLAVE_NOT_AVAILABLE -> ResponseCode.SLAVE_NOT_AVAILABLE;
             case SERVICE_NOT_AVAILABLE -> ResponseCode.SERVICE_NOT_AVAILABLE;
-            case MESSAGE_ILLEGAL, PROPERTIES_SIZE_EXCEEDED -> ResponseCode.MESSAGE_ILLEGAL;
+            case MESSAGE_ILLEGAL, PROPERTIES_SIZE_EXCEEDED, WHEEL_TIMER_MSG_ILLEGAL -> ResponseCode.MESSAGE_ILLEGAL;
             case OS_PAGE_CACHE_BUSY -> ResponseCode.SYSTEM_BUSY;
-            case CREATE_MAPPED_FILE_FAILED, UNKNOWN_ERROR -> ResponseCode.SYSTEM_ERROR;
+            case CREATE_MAPPED_FILE_FAILED, UNKNOWN_ERROR, WHEEL_TIMER_FLOW_CONTROL, WHEEL_TIMER_NOT_ENABLE ->
+                ResponseCode.SYSTEM_ERROR;
         };
     }
 

@@ -410,6 +410,28 @@ public final class MappedFileQueue {
         return deleted;
     }
 
+    /**
+     * Deletes, oldest first, files (never the last one) while {@code deletable} says so and no reader
+     * holds them; stops at the first file kept, so the queue stays contiguous. Returns the number deleted.
+     */
+    public int deleteFirstFilesWhile(java.util.function.Predicate<MappedFile> deletable, long destroyWaitMs) {
+        List<MappedFile> snapshot = files();
+        int deleted = 0;
+        for (int i = 0; i < snapshot.size() - 1; i++) {
+            MappedFile file = snapshot.get(i);
+            if (file.isHeld() || !deletable.test(file)) {
+                break;
+            }
+            file.destroy(destroyWaitMs);
+            removeFile(file);
+            deleted++;
+        }
+        if (deleted > 0) {
+            LOG.info("deleted {} files from {}", deleted, dir);
+        }
+        return deleted;
+    }
+
     /** Files deleted before they expired (forced clean under disk pressure) since this queue was built. */
     public long deletedBeforeExpiry() {
         return deletedBeforeExpiry.get();
