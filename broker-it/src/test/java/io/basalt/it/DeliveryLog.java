@@ -19,8 +19,11 @@ import org.apache.rocketmq.common.message.MessageExt;
  * <p>{@link #add} may be called from any thread; the judging methods see what was added before them.
  */
 public final class DeliveryLog {
-    /** One delivered record: its store timestamp and whether its body still equals its key. */
-    private record Delivery(long storeTimestamp, boolean intact) {
+    /**
+     * One delivered record: its store timestamp, whether its body still equals its key, and its TIMER_OUT_MS
+     * property (the wheel slot a timer message was filed under; -1 when absent).
+     */
+    private record Delivery(long storeTimestamp, boolean intact, long timerOutMs) {
     }
 
     private final Map<String, List<Delivery>> byKey = new ConcurrentHashMap<>();
@@ -31,8 +34,21 @@ public final class DeliveryLog {
             String key = m.getKeys();
             boolean intact = key != null && key.equals(new String(m.getBody(), StandardCharsets.UTF_8));
             byKey.computeIfAbsent(String.valueOf(key), k -> Collections.synchronizedList(new ArrayList<>()))
-                .add(new Delivery(m.getStoreTimestamp(), intact));
+                .add(new Delivery(m.getStoreTimestamp(), intact, timerOut(m.getProperty("TIMER_OUT_MS"))));
         }
+    }
+
+    private static long timerOut(String value) {
+        try {
+            return value == null ? -1 : Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** The TIMER_OUT_MS of the first delivery of {@code key}, or -1 when it has none (or was not delivered). */
+    public long timerOutMs(String key) {
+        return deliveries(key).stream().mapToLong(Delivery::timerOutMs).filter(t -> t >= 0).findFirst().orElse(-1);
     }
 
     /** Whether every send of {@code plan} was delivered at least once. */

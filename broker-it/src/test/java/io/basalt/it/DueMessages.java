@@ -21,8 +21,12 @@ import org.apache.rocketmq.common.message.Message;
  * <p>Not thread-safe: one sending thread per instance, or external synchronisation.
  */
 public final class DueMessages {
-    /** One acknowledged send: its key, what kind of delay it asked for, and when it is due at the earliest. */
-    public record Sent(String key, String kind, long dueAtLeastMs) {
+    /**
+     * One acknowledged send: its key, what kind of delay it asked for, when it is due at the earliest, its delay
+     * level (0 for a timer) and the queue offset the broker answered (for a delay level: the offset in
+     * SCHEDULE_TOPIC_XXXX queue level − 1, as RocketMQ answers).
+     */
+    public record Sent(String key, String kind, long dueAtLeastMs, int level, long queueOffset) {
     }
 
     private final String topic;
@@ -40,40 +44,40 @@ public final class DueMessages {
     public Sent sendDelayLevel(DefaultMQProducer producer, String key, int level, long delayMs) throws Exception {
         Message msg = message(key);
         msg.setDelayTimeLevel(level);
-        return send(producer, msg, "level" + level, System.currentTimeMillis() + delayMs);
+        return send(producer, msg, "level" + level, level, System.currentTimeMillis() + delayMs);
     }
 
     /** A timer by relative seconds ({@code setDelayTimeSec}). */
     public Sent sendDelaySec(DefaultMQProducer producer, String key, int seconds) throws Exception {
         Message msg = message(key);
         msg.setDelayTimeSec(seconds);
-        return send(producer, msg, "delaySec", System.currentTimeMillis() + seconds * 1000L);
+        return send(producer, msg, "delaySec", 0, System.currentTimeMillis() + seconds * 1000L);
     }
 
     /** A timer by relative milliseconds ({@code setDelayTimeMs}). */
     public Sent sendDelayMs(DefaultMQProducer producer, String key, long delayMs) throws Exception {
         Message msg = message(key);
         msg.setDelayTimeMs(delayMs);
-        return send(producer, msg, "delayMs", System.currentTimeMillis() + delayMs);
+        return send(producer, msg, "delayMs", 0, System.currentTimeMillis() + delayMs);
     }
 
     /** A timer by absolute time ({@code setDeliverTimeMs}). */
     public Sent sendDeliverAt(DefaultMQProducer producer, String key, long deliverAtMs) throws Exception {
         Message msg = message(key);
         msg.setDeliverTimeMs(deliverAtMs);
-        return send(producer, msg, "deliverAt", deliverAtMs);
+        return send(producer, msg, "deliverAt", 0, deliverAtMs);
     }
 
     private Message message(String key) {
         return new Message(topic, "due", key, key.getBytes(StandardCharsets.UTF_8));
     }
 
-    private Sent send(DefaultMQProducer producer, Message msg, String kind, long dueAtLeastMs) throws Exception {
+    private Sent send(DefaultMQProducer producer, Message msg, String kind, int level, long dueAtLeastMs) throws Exception {
         SendResult result = producer.send(msg);
         if (result.getSendStatus() != SendStatus.SEND_OK) {
             throw new IllegalStateException("send of " + msg.getKeys() + " answered " + result);
         }
-        Sent s = new Sent(msg.getKeys(), kind, dueAtLeastMs);
+        Sent s = new Sent(msg.getKeys(), kind, dueAtLeastMs, level, result.getQueueOffset());
         sent.put(s.key(), s);
         return s;
     }

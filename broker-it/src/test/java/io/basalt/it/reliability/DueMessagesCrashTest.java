@@ -6,12 +6,18 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.TopicConfig;
@@ -34,12 +40,15 @@ import io.basalt.it.TopicReader;
  * <ul>
  *   <li>none lost: every acknowledged send has a record;</li>
  *   <li>none early: no record's store timestamp precedes its send's due time (lower bound, {@link DueMessages});</li>
- *   <li>duplicates only for what was in flight: a message stored twice must have had its first copy stored in the
- *       last {@value #IN_FLIGHT_MS} ms before the kill. Why that window: delayOffset.json is written within
- *       100 ms of a change, and the timer checkpoint every {@code timerFlushIntervalMs} (1 s) naming the first
- *       slot not completely delivered; a slot of {@code timerPrecisionMs} (100 ms) is delivered well within the
- *       second interval. So a record stored earlier than two flush intervals before the kill is covered by a
- *       durable checkpoint and must not be put again.</li>
+ *   <li>duplicates only for what was in flight: after the kill, before the restart, the test reads the progress the
+ *       broker had made durable: {@code config/delayOffset.json} (per level, the next SCHEDULE_TOPIC_XXXX offset to
+ *       deliver) and {@code config/timercheck}'s lastReadTimeMs (the first wheel slot not completely delivered).
+ *       A message stored twice must lie at or past that progress: a delay-level send whose SCHEDULE_TOPIC_XXXX
+ *       offset (its send result's queue offset) is at or past its level's persisted offset, or a timer whose slot
+ *       (its TIMER_OUT_MS) is at or past lastReadTimeMs. Anything before it was durably recorded as delivered and
+ *       must not be put again. The count of duplicates is reported next to the number of deliveries in the last
+ *       second before the kill (delayOffset.json is written within 100 ms of a change, timercheck every
+ *       {@code timerFlushIntervalMs} = 1 s, so in-flight work is about that second's).</li>
  * </ul>
  * Figures: acknowledged, delivered before the kill, in the last second and last window before it, duplicates,
  * lost, early, maximum lateness.
@@ -48,7 +57,7 @@ class DueMessagesCrashTest {
     private static final String TOPIC = "DueCrashTopic";
     private static final int QUEUES = 4;
     private static final int PRODUCER_THREADS = 4;
-    private static final long IN_FLIGHT_MS = 2000;
+    private static final long PRECISION_MS = 100;
     /** Levels 3..8 are 10, 12, 14, 16, 18, 20 s. */
     private static final String LEVELS = "1s 5s 10s 12s 14s 16s 18s 20s";
 
@@ -62,7 +71,7 @@ class DueMessagesCrashTest {
         System.out.println("RELIABILITY due-messages-crash seed=" + seed);
         long started = System.nanoTime();
         try (BrokerProcess broker = BrokerProcess.create(dir, Map.of("messageDelayLevel", LEVELS,
-            "timerWheelEnable", "true", "timerPrecisionMs", "100", "mappedFileSizeCommitLog", Integer.toString(16 << 20)))) {
+            "timerWheelEnable", "true", "timerPrecisionMs", Long.toString(PRECISION_MS), "mappedFileSizeCommitLog", Integer.toString(16 << 20)))) {
             broker.start();
             createTopic(broker);
             DueMessages plan = new DueMessages(TOPIC);
@@ -85,6 +94,7 @@ class DueMessagesCrashTest {
 
             DeliveryLog log = new DeliveryLog();
             long killedAt;
+            Progress progress;
             try (TopicReader reader = new TopicReader(broker.address(), TOPIC, broker.brokerName(), QUEUES)) {
                 await().atMost(ofSeconds(40)).pollInterval(ofMillis(20)).until(() -> {
                     log.add(reader.readNew());
@@ -92,6 +102,7 @@ class DueMessagesCrashTest {
                 });
                 killedAt = System.currentTimeMillis();
                 broker.killHard();
+                progress = Progress.read(broker.storeDir());
                 broker.start();
                 await().atMost(ofSeconds(60)).pollInterval(ofMillis(100)).until(() -> {
                     log.add(reader.readNew());
@@ -108,18 +119,20 @@ class DueMessagesCrashTest {
             long beforeKill = plan.all().stream().filter(s -> log.firstStored(s.key()) <= killedAt).count();
             long lastSecond = plan.all().stream().filter(s -> log.firstStored(s.key()) <= killedAt
                 && log.firstStored(s.key()) > killedAt - 1000).count();
-            long lastWindow = plan.all().stream().filter(s -> log.firstStored(s.key()) <= killedAt
-                && log.firstStored(s.key()) > killedAt - IN_FLIGHT_MS).count();
-            List<String> duplicatedOutsideWindow = plan.all().stream()
-                .filter(s -> log.copies(s.key()) > 1 && log.firstStored(s.key()) <= killedAt - IN_FLIGHT_MS)
-                .map(DueMessages.Sent::key).limit(20).toList();
+            Progress durable = progress;
+            List<String> duplicatedBehindProgress = plan.all().stream()
+                .filter(s -> log.copies(s.key()) > 1 && !durable.mayReplay(s, log.timerOutMs(s.key())))
+                .map(s -> s.key() + " " + s.kind() + " offset " + s.queueOffset() + " slot " + log.timerOutMs(s.key()))
+                .limit(20).toList();
+            long replayable = plan.all().stream().filter(s -> log.firstStored(s.key()) <= killedAt
+                && durable.mayReplay(s, log.timerOutMs(s.key()))).count();
             long duplicates = log.duplicates(plan);
             List<String> early = log.early(plan);
             List<String> missing = log.missing(plan);
             Figures.of("due-messages-crash").put("seed", seed).put("acknowledged", plan.all().size())
                 .put("sending-ms", sent - t0).put("delivered-before-kill", beforeKill)
                 .put("delivered-last-second-before-kill", lastSecond)
-                .put("delivered-last-" + IN_FLIGHT_MS + "ms-before-kill", lastWindow)
+                .put("delivered-before-kill-not-yet-durable", replayable)
                 .put("duplicates", duplicates).put("lost", missing.size()).put("early", early.size())
                 .put("max-lateness-ms", log.maxLatenessMs(plan))
                 .put("seconds", (System.nanoTime() - started) / 1_000_000_000L).report();
@@ -127,11 +140,46 @@ class DueMessagesCrashTest {
             assertEquals(List.of(), missing, "acknowledged but never delivered");
             assertEquals(List.of(), early, "delivered before due");
             assertEquals(0, log.damaged(), "records whose body is not their key");
-            assertEquals(List.of(), duplicatedOutsideWindow, "delivered twice although first delivered more than "
-                + IN_FLIGHT_MS + " ms before the kill");
-            assertTrue(duplicates <= lastWindow, duplicates + " duplicates, " + lastWindow + " delivered in the last "
-                + IN_FLIGHT_MS + " ms before the kill");
+            assertEquals(List.of(), duplicatedBehindProgress, "delivered twice although the durable progress at the kill ("
+                + durable + ") had passed it");
+            assertTrue(duplicates <= replayable, duplicates + " duplicates, " + replayable
+                + " delivered before the kill and not yet recorded as delivered");
             assertTrue(beforeKill > 0 && beforeKill < plan.all().size(), "the kill fell while messages were being delivered");
+        }
+    }
+
+    /** The delivery progress a broker had made durable: delayOffset.json's table and timercheck's lastReadTimeMs. */
+    private record Progress(Map<Integer, Long> levelOffsets, long lastReadTimeMs) {
+        private static final Pattern ENTRY = Pattern.compile("\"?(\\d+)\"?\\s*:\\s*(\\d+)");
+
+        static Progress read(Path store) throws IOException {
+            Map<Integer, Long> offsets = new HashMap<>();
+            Path file = store.resolve("config/delayOffset.json");
+            if (Files.exists(file)) {
+                String json = Files.readString(file);
+                int table = json.indexOf("offsetTable");
+                if (table >= 0) {
+                    String body = json.substring(json.indexOf('{', table) + 1, json.indexOf('}', table));
+                    Matcher m = ENTRY.matcher(body);
+                    while (m.find()) {
+                        offsets.put(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2)));
+                    }
+                }
+            }
+            Path check = store.resolve("config/timercheck");
+            long lastRead = 0;
+            if (Files.exists(check) && Files.size(check) >= 8) {
+                lastRead = ByteBuffer.wrap(Files.readAllBytes(check)).getLong(0);
+            }
+            return new Progress(offsets, lastRead);
+        }
+
+        /** Whether a second delivery of {@code s} is allowed: the durable progress had not passed it. */
+        boolean mayReplay(DueMessages.Sent s, long timerOutMs) {
+            if (s.level() > 0) {
+                return s.queueOffset() >= levelOffsets.getOrDefault(s.level(), 0L);
+            }
+            return timerOutMs >= 0 && timerOutMs / PRECISION_MS * PRECISION_MS >= lastReadTimeMs;
         }
     }
 
