@@ -110,8 +110,26 @@ class StoreOpeningInspectionTest {
             + " (an estimate"), f.message());
     }
 
+    /** The store reopened, in a directory of its own, with {@code timerWheelEnable=false}. */
+    private void withoutTheWheel() throws IOException {
+        store.shutdown();
+        root = dir.resolve("store-without-wheel");
+        store = TestStores.start(TestStores.config(root).mappedFileSizeConsumeQueue(6000).timerWheelEnable(false).build());
+        Files.createDirectories(root.resolve("config"));
+    }
+
+    @Test
+    void withTheWheelOnTimerMessagesAreNoFindingTheyAreDelivered() throws IOException {
+        put("rmq_sys_wheel_timer", 0, 5);
+        config("timermetrics", "{\"dataVersion\":{\"counter\":42,\"stateVersion\":0,\"timestamp\":1700000000000},"
+            + "\"timingCount\":{\"TopicA\":{\"count\":3,\"timeStamp\":1700000000000}}}");
+
+        assertTrue(inspect().stream().noneMatch(f -> f.kind() == Kind.TIMER), inspect().toString());
+    }
+
     @Test
     void timerMessagesInTheWheelAndNotYetEnqueuedAreCounted() throws IOException {
+        withoutTheWheel();
         put("rmq_sys_wheel_timer", 0, 5);
         try (RandomAccessFile wheel = new RandomAccessFile(root.resolve("timerwheel").toFile(), "rw")) {
             wheel.setLength(1_209_600L * 32);
@@ -130,6 +148,7 @@ class StoreOpeningInspectionTest {
         assertEquals(10, f.count(), "7 in the wheel, rmq_sys_wheel_timer offsets 2..4 not enqueued");
         assertTrue(f.message().startsWith("10 timer messages pending (7 in the timer wheel per config/timermetrics, 3 in"
             + " rmq_sys_wheel_timer"), f.message());
+        assertTrue(f.message().contains("timerWheelEnable=false: they stay stuck in rmq_sys_wheel_timer"), f.message());
     }
 
     @Test

@@ -31,9 +31,9 @@ import io.basalt.it.Clients;
 
 /**
  * Timer messages across a fail-over, master and slave as two broker processes with 100 ms slots: the slave enqueues
- * the replicated timers but does not deliver them; its GET_TIMER_CHECK_POINT follows the master's (read time and
- * queue offset); after the master is killed and the slave promoted, the slave delivers the timers still pending, none
- * early, and does not deliver again those the master had delivered.
+ * the replicated timers but does not deliver them; its GET_TIMER_CHECK_POINT follows the master's queue offset; after
+ * the master is killed and the slave promoted, the slave delivers the timers still pending, none early, and does not
+ * deliver again those the master had delivered (it starts from the master's read time).
  */
 class TimerFailoverTest {
     private static final int GET_TIMER_CHECK_POINT = 60;
@@ -95,13 +95,21 @@ class TimerFailoverTest {
                     onMaster.shutdown();
                 }
 
-                // the slave's checkpoint follows the master's: past the early slots, at the master's queue offset
-                await().atMost(ofSeconds(15)).until(() -> {
-                    Checkpoint onSlave = Checkpoint.of(remoting.ask(slave.address(), GET_TIMER_CHECK_POINT));
-                    Checkpoint ofMaster = Checkpoint.of(remoting.ask(master.address(), GET_TIMER_CHECK_POINT));
-                    return onSlave.lastReadTimeMs() > lastEarlyDue && ofMaster.masterTimerQueueOffset() >= 2 * EACH
-                        && onSlave.masterTimerQueueOffset() == ofMaster.masterTimerQueueOffset();
-                });
+                // once the master's read time is past the early slots, one more timer moves its queue offset: the
+                // slave's checkpoint reaching that offset copied a master checkpoint taken after the early deliveries
+                await().atMost(ofSeconds(10)).until(() ->
+                    Checkpoint.of(remoting.ask(master.address(), GET_TIMER_CHECK_POINT)).lastReadTimeMs() > lastEarlyDue);
+                DefaultMQProducer last = Clients.producer(master, "pg-timer-failover-last");
+                try {
+                    due.put("late-last", send(last, "late-last", now + 15_000 + EACH * 20L));
+                } finally {
+                    last.shutdown();
+                }
+                long enqueuedOnMaster = 2 * EACH + 1;
+                await().atMost(ofSeconds(10)).until(() -> Checkpoint.of(remoting.ask(master.address(),
+                    GET_TIMER_CHECK_POINT)).masterTimerQueueOffset() == enqueuedOnMaster);
+                await().atMost(ofSeconds(15)).until(() -> Checkpoint.of(remoting.ask(slave.address(),
+                    GET_TIMER_CHECK_POINT)).masterTimerQueueOffset() == enqueuedOnMaster);
                 await().atMost(ofSeconds(15)).until(() -> admin.fetchBrokerRuntimeStats(slave.address()).getTable()
                     .get("commitLogMaxOffset").equals(admin.fetchBrokerRuntimeStats(master.address()).getTable()
                         .get("commitLogMaxOffset")));
@@ -116,7 +124,7 @@ class TimerFailoverTest {
 
                 DefaultLitePullConsumer onSlave = Clients.litePull(slave, "cg-timer-slave", TOPIC, "*");
                 try {
-                    List<MessageExt> all = Clients.pollAtLeast(onSlave, 2 * EACH, 30_000);
+                    List<MessageExt> all = Clients.pollAtLeast(onSlave, due.size(), 30_000);
                     // one more round: a second delivery of an early one would show here
                     all.addAll(onSlave.poll(1_000));
                     Map<String, Long> times = all.stream().collect(Collectors.groupingBy(

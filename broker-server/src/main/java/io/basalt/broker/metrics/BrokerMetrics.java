@@ -40,8 +40,7 @@ public final class BrokerMetrics implements TrafficObserver {
     static final double[] FLUSH_LATENCY_BUCKETS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
         1, 2.5};
     static final double[] GROUP_SIZE_BUCKETS = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
-    /** From well inside one timer slot (100 ms) to the minutes a backlog after downtime takes. */
-    static final double[] LATENESS_BUCKETS = {0.01, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800};
+    static final double[] LATENESS_BUCKETS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 300};
 
     /** Stored messages and their body bytes of one topic. */
     private static final class TopicStats {
@@ -76,14 +75,15 @@ public final class BrokerMetrics implements TrafficObserver {
             .help("Synchronous puts served by one group-commit force (SYNC_FLUSH)")
             .classicOnly().classicUpperBounds(GROUP_SIZE_BUCKETS).withoutExemplars().register(registry);
         deliveryLateness = Histogram.builder().name("basalt_delivery_lateness_seconds")
-            .help("How long after its due time a delayed message was stored in its real topic, by kind (timer, delay)")
-            .labelNames("kind").classicOnly().classicUpperBounds(LATENESS_BUCKETS).withoutExemplars().register(registry);
+            .help("How long after its due time a delayed (kind delay) or timer (kind timer) message was stored in its"
+                + " real topic").labelNames("kind")
+            .classicOnly().classicUpperBounds(LATENESS_BUCKETS).withoutExemplars().register(registry);
         registerPutCounters();
         registerStoreGauges();
-        registerTimer();
         registerServingGauges();
         registerConsumerLag();
         registerHa();
+        registerTimer();
         JvmMetrics.builder().register(registry);
     }
 
@@ -184,21 +184,6 @@ public final class BrokerMetrics implements TrafficObserver {
             .register(registry);
     }
 
-    private void registerHa() {
-        GaugeWithCallback.builder().name("basalt_ha_slave_ack_offset_bytes")
-            .help("Highest CommitLog offset a slave acknowledged").labelNames("slave", "broker_id")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.ackOffset(), s.brokerAddr(), Long.toString(s.brokerId()))))
-            .register(registry);
-        GaugeWithCallback.builder().name("basalt_ha_slave_lag_bytes")
-            .help("Master max offset minus the slave's acknowledged offset").labelNames("slave", "broker_id")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagBytes(), s.brokerAddr(), Long.toString(s.brokerId()))))
-            .register(registry);
-        GaugeWithCallback.builder().name("basalt_ha_slave_lag_seconds")
-            .help("How long the slave has been behind (0 when caught up)").labelNames("slave", "broker_id")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagMs() / 1000.0, s.brokerAddr(), Long.toString(s.brokerId()))))
-            .register(registry);
-    }
-
     /**
      * The timer wheel ({@link TimerMessages#stats()}, read at each scrape): what it holds, how far enqueue and
      * dequeue are behind, and what it did since start. All zero with {@code timerWheelEnable=false}. On a slave the
@@ -226,22 +211,35 @@ public final class BrokerMetrics implements TrafficObserver {
             () -> timers.stats().droppedEntries());
     }
 
+    private void registerHa() {
+        GaugeWithCallback.builder().name("basalt_ha_slave_ack_offset_bytes")
+            .help("Highest CommitLog offset a slave acknowledged").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.ackOffset(), s.brokerAddr(), Long.toString(s.brokerId()))))
+            .register(registry);
+        GaugeWithCallback.builder().name("basalt_ha_slave_lag_bytes")
+            .help("Master max offset minus the slave's acknowledged offset").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagBytes(), s.brokerAddr(), Long.toString(s.brokerId()))))
+            .register(registry);
+        GaugeWithCallback.builder().name("basalt_ha_slave_lag_seconds")
+            .help("How long the slave has been behind (0 when caught up)").labelNames("slave", "broker_id")
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagMs() / 1000.0, s.brokerAddr(), Long.toString(s.brokerId()))))
+            .register(registry);
+    }
+
     /**
-     * Records one delivery of a delayed message into {@code basalt_delivery_lateness_seconds{kind}}: how long after
-     * it was due it was stored in its real topic (negative values, a clock step, count as 0). Any thread, never blocks.
-     *
-     * @param kind "timer" or "delay"
+     * Records one delivery of a delayed ({@code kind} "delay") or timer ("timer") message, {@code latenessMillis}
+     * after it was due (a negative value, a clock step, counts as 0). Any thread; must not block.
      */
     public void recordDeliveryLateness(String kind, long latenessMillis) {
         deliveryLateness.labelValues(kind).observe(Math.max(0, latenessMillis) / 1000.0);
     }
 
-    private void counter(String name, String help, java.util.function.DoubleSupplier value) {
-        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
-    }
-
     private void gauge(String name, String help, java.util.function.DoubleSupplier value) {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+    }
+
+    private void counter(String name, String help, java.util.function.DoubleSupplier value) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
     }
 
     @Override

@@ -126,7 +126,9 @@ class BrokerMetricsTest {
 
     @Test
     void theTimerWheelIsReportedInTheMetricsAndTheStatusReport() throws Exception {
+        // as the broker sets up a master: timer step in the put pipeline, delivery on
         store.addPutTransform(store.timerMessages().putTransform());
+        store.timerMessages().setDequeueEnabled(true);
         for (int i = 0; i < 3; i++) {
             BrokerMessage m = BrokerMessage.builder().topic("Later").queueId(0).body(new byte[] {1})
                 .properties(Map.of("TIMER_DELAY_SEC", "60")).bornTimestamp(System.currentTimeMillis())
