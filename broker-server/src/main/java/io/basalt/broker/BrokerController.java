@@ -180,6 +180,8 @@ public final class BrokerController {
             }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         metrics.registerConnectionCloses(this::connectionCloses);
+        metrics.registerDelayLevels(schedule::status);
+        schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
         store.setFlushObserver(metrics.flushObserver());
@@ -199,7 +201,8 @@ public final class BrokerController {
     }
 
     private static ScheduleSettings scheduleSettings(BrokerConfig broker) {
-        return ScheduleSettings.defaults();
+        return new ScheduleSettings(broker.flushDelayOffsetInterval(), broker.delayOffsetUpdateVersionStep(),
+            broker.scheduleAsyncDeliverMaxPendingLimit());
     }
 
     private NettyServerConfig serverConfig(int port) {
@@ -494,13 +497,8 @@ public final class BrokerController {
             store.shutdown();
             throw e;
         }
-        // before anything is served: a master deposed while it was down must not take a write
-        nameServerPresence.fenceIfRoutedToAnotherMaster();
-        // RocketMQ's changeSpecialServiceStatus: only a serving master puts due timer messages back; a slave enqueues
-        store.timerMessages().setDequeueEnabled(replication.acceptsWrites());
-        pullHold.start();
-        metadataPersister.start();
         try {
+            // delay levels are delivered by the master; a slave only reads the offsets it has copied
             if (replication.role() == BrokerRole.SLAVE) {
                 schedule.load();
             } else {
@@ -511,6 +509,12 @@ public final class BrokerController {
             store.shutdown();
             throw e;
         }
+        // before anything is served: a master deposed while it was down must not take a write
+        nameServerPresence.fenceIfRoutedToAnotherMaster();
+        // RocketMQ's changeSpecialServiceStatus: only a serving master puts due timer messages back; a slave enqueues
+        store.timerMessages().setDequeueEnabled(replication.acceptsWrites());
+        pullHold.start();
+        metadataPersister.start();
         // a committed offset reaches consumerOffset.json within one persister interval (0.2 s), so a kill -9
         // does not send a group's offset back by up to flushConsumerOffsetInterval; the periodic write stays
         offsets.onChange(metadataPersister.register("consumerOffset.json", offsets::persist)::markDirty);

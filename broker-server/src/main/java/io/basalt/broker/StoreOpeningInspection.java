@@ -23,19 +23,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Looks, once the store is loaded, for RocketMQ state in the store directory that Basalt does not serve
- * yet, and logs one WARN per kind with how much there is and what happens to it: pending delay-level
- * messages, undecided half (transaction) messages, timer messages while {@code timerWheelEnable=false} (the
- * wheel delivers them otherwise), POP revive records, a RocksDB consume queue. Nothing is changed or deleted; the warnings come back at every start until the feature that
+ * yet, and logs one WARN per kind with how much there is and what happens to it: undecided half
+ * (transaction) messages, timer messages while {@code timerWheelEnable=false} (the wheel delivers them
+ * otherwise), POP revive records, a RocksDB consume queue (pending delay-level
+ * messages are delivered by the schedule service, so they are no finding). Nothing is changed or deleted; the warnings come back at every start until the feature that
  * serves the state exists. Read-only: it reads the store's queues and records through {@link MessageStore},
  * the consumer offsets, and the files RocketMQ leaves (layouts: {@code scheduled-and-transactional}
- * reference §1.5, §2.4, §4.2, §4.6; POP §1.8).
+ * reference §2.4, §4.2, §4.6; POP §1.8).
  *
  * <p>Runs once on the start-up thread, after {@link MessageStore#load()} and before anything is served.
  */
 final class StoreOpeningInspection {
     private static final Logger log = LoggerFactory.getLogger(StoreOpeningInspection.class);
 
-    static final String SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX";
     static final String HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC";
     static final String OP_HALF_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC";
     static final String TRANSACTION_GROUP = "CID_RMQ_SYS_TRANS";
@@ -48,7 +48,7 @@ final class StoreOpeningInspection {
     private static final int TIMERCHECK_QUEUE_OFFSET_POSITION = 16;
 
     /** The kinds of state, one WARN each. */
-    enum Kind { SCHEDULE, HALF, TIMER, POP, ROCKSDB }
+    enum Kind { HALF, TIMER, POP, ROCKSDB }
 
     /** One kind of unserved state: how much, and the WARN line that says it. */
     record Finding(Kind kind, long count, String message) {
@@ -77,7 +77,6 @@ final class StoreOpeningInspection {
         for (Kind kind : Kind.values()) {
             try {
                 Optional<Finding> f = switch (kind) {
-                    case SCHEDULE -> schedule();
                     case HALF -> half();
                     case TIMER -> timer();
                     case POP -> pop();
@@ -125,34 +124,6 @@ final class StoreOpeningInspection {
         long min = store.getMinOffsetInQueue(topic, queueId);
         long max = store.getMaxOffsetInQueue(topic, queueId);
         return Math.max(min, Math.min(max, committed < 0 ? min : committed));
-    }
-
-    /** Delay levels: SCHEDULE_TOPIC_XXXX queue (level − 1) entries beyond config/delayOffset.json's offset of the level. */
-    private Optional<Finding> schedule() throws IOException {
-        Set<Integer> queues = queueIds(SCHEDULE_TOPIC);
-        if (queues.isEmpty()) {
-            return Optional.empty();
-        }
-        JsonNode table = new JsonConfigFile(configDir().resolve("delayOffset.json")).load()
-            .map(n -> n.path("offsetTable")).orElse(null);
-        long pending = 0;
-        Set<Integer> levels = new TreeSet<>();
-        for (int queueId : queues) {
-            int level = queueId + 1;
-            JsonNode delivered = table == null ? null : table.get(Integer.toString(level));
-            long from = consumedUpTo(SCHEDULE_TOPIC, queueId, delivered == null ? 0 : delivered.asLong());
-            long n = store.getMaxOffsetInQueue(SCHEDULE_TOPIC, queueId) - from;
-            if (n > 0) {
-                pending += n;
-                levels.add(level);
-            }
-        }
-        if (pending == 0) {
-            return Optional.empty();
-        }
-        return Optional.of(new Finding(Kind.SCHEDULE, pending, pending + " schedule messages pending in " + SCHEDULE_TOPIC
-            + " (delay levels " + levels + ", beyond config/delayOffset.json): Basalt does not deliver delay levels yet;"
-            + " they stay stored and are not delivered"));
     }
 
     /**

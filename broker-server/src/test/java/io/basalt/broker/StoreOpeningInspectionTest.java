@@ -81,19 +81,13 @@ class StoreOpeningInspectionTest {
     }
 
     @Test
-    void scheduleMessagesBeyondDelayOffsetsAreCounted() throws IOException {
-        put("SCHEDULE_TOPIC_XXXX", 0, 2);   // level 1, delivered up to 2: nothing pending
+    void pendingScheduleMessagesAreNoFindingSinceTheScheduleServiceDeliversThem() throws IOException {
         put("SCHEDULE_TOPIC_XXXX", 2, 5);   // level 3, delivered up to 1: 4 pending
         put("SCHEDULE_TOPIC_XXXX", 3, 3);   // level 4, never delivered: 3 pending
         config("delayOffset.json", "{\"dataVersion\":{\"counter\":3,\"stateVersion\":0,\"timestamp\":1700000000000},"
             + "\"offsetTable\":{1:2,3:1}}");
 
-        Finding f = only(inspect(), Kind.SCHEDULE);
-
-        assertEquals(7, f.count());
-        assertTrue(f.message().startsWith("7 schedule messages pending in SCHEDULE_TOPIC_XXXX (delay levels [3, 4]"),
-            f.message());
-        assertTrue(f.message().contains("Basalt does not deliver delay levels yet; they stay stored and are not delivered"));
+        assertEquals(List.of(), inspect());
     }
 
     @Test
@@ -189,14 +183,14 @@ class StoreOpeningInspectionTest {
 
     @Test
     void anUnreadableFileIsReportedWithoutStoppingTheOthers() throws IOException {
-        put("SCHEDULE_TOPIC_XXXX", 0, 2);
-        config("delayOffset.json", "{not json");
+        put("rmq_sys_wheel_timer", 0, 2);
+        config("timermetrics", "{not json");
         put("rmq_sys_REVIVE_LOG_DefaultCluster", 0, 1);
 
         List<Finding> findings = inspect();
 
-        assertEquals(List.of(Kind.SCHEDULE, Kind.POP), findings.stream().map(Finding::kind).toList());
+        assertEquals(List.of(Kind.TIMER, Kind.POP), findings.stream().map(Finding::kind).toList());
         assertEquals(-1, findings.get(0).count());
-        assertTrue(findings.get(0).message().contains("delayOffset.json"), findings.get(0).message());
+        assertTrue(findings.get(0).message().contains("timermetrics"), findings.get(0).message());
     }
 }

@@ -155,6 +155,21 @@ public final class BrokerConfig {
     }
 
     /** ms. */
+    /** Period of rewriting config/delayOffset.json, ms. */
+    public int flushDelayOffsetInterval() {
+        return values.get(ConfigKeys.FLUSH_DELAY_OFFSET_INTERVAL);
+    }
+
+    /** Delivery offset updates per dataVersion step of delayOffset.json. */
+    public int delayOffsetUpdateVersionStep() {
+        return values.get(ConfigKeys.DELAY_OFFSET_UPDATE_VERSION_STEP);
+    }
+
+    /** Puts in flight per delay level. */
+    public int scheduleAsyncDeliverMaxPendingLimit() {
+        return values.get(ConfigKeys.SCHEDULE_ASYNC_DELIVER_MAX_PENDING_LIMIT);
+    }
+
     public int flushConsumerOffsetInterval() {
         return values.get(ConfigKeys.FLUSH_CONSUMER_OFFSET_INTERVAL);
     }

@@ -128,6 +128,16 @@ final class ConfigKeys {
     static final ConfigKey<Integer> METRICS_PORT = key("metricsPort", SECTION, integer(0, 65535), "5557",
         "Basalt: port of the Prometheus /metrics endpoint and the status page at / (0 disables them)");
 
+    // Delay levels (messageDelayLevel itself is a store key)
+    static final ConfigKey<Integer> FLUSH_DELAY_OFFSET_INTERVAL = key("flushDelayOffsetInterval", SECTION,
+        integer(100, MAX_MS), "10000", "Period of rewriting config/delayOffset.json, ms; Basalt also writes a changed"
+            + " delivery offset within 100 ms, so a crash re-delivers only what was delivered in those 100 ms and what was in flight");
+    static final ConfigKey<Integer> DELAY_OFFSET_UPDATE_VERSION_STEP = key("delayOffsetUpdateVersionStep", SECTION,
+        integer(1, MAX), "200", "Delivery offset updates per step of delayOffset.json's dataVersion");
+    static final ConfigKey<Integer> SCHEDULE_ASYNC_DELIVER_MAX_PENDING_LIMIT = key("scheduleAsyncDeliverMaxPendingLimit",
+        SECTION, integer(1, 1_000_000), "2000", "Due delay-level messages being put back into their topics at once, per"
+            + " level (Basalt always delivers pipelined; RocketMQ only with enableScheduleAsyncDeliver)");
+
     // Files beside the store
     static final ConfigKey<Path> LOGS_DIR = computed("logsDir", SECTION, path(), "logs/ beside storePathRootDir",
         r -> r.get(StoreKeys.STORE_PATH_ROOT_DIR).resolveSibling("logs").toString(),
@@ -154,7 +164,8 @@ final class ConfigKeys {
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
         WRITE_BUFFER_LOW_WATER_MARK, WRITE_BUFFER_HIGH_WATER_MARK, REMOTING_UNWRITABLE_CLOSE_MILLIS,
         REMOTING_PARTIAL_FRAME_BUDGET_BYTES, REMOTING_FRAME_COMPLETE_TIMEOUT_MILLIS,
-        FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
+        FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, FLUSH_DELAY_OFFSET_INTERVAL,
+        DELAY_OFFSET_UPDATE_VERSION_STEP, SCHEDULE_ASYNC_DELIVER_MAX_PENDING_LIMIT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
         SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE));
 
     /**

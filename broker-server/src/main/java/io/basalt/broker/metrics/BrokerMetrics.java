@@ -19,6 +19,7 @@ import io.basalt.store.FlushObserver;
 import io.basalt.store.MessageStore;
 import io.basalt.store.TimerMessages;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.basalt.broker.schedule.ScheduleMessageService;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -59,6 +60,7 @@ public final class BrokerMetrics implements TrafficObserver {
     private final Histogram flushLatency;
     private final Histogram flushGroupSize;
     private final Histogram deliveryLateness;
+    private volatile java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> delayLevels = List::of;
 
     public BrokerMetrics(MetricsSources sources) {
         this.sources = sources;
@@ -234,6 +236,25 @@ public final class BrokerMetrics implements TrafficObserver {
         deliveryLateness.labelValues(kind).observe(Math.max(0, latenessMillis) / 1000.0);
     }
 
+    /** The delay levels' gauges and counters, per level of {@code messageDelayLevel}, read when scraped. */
+    public void registerDelayLevels(java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> levels) {
+        this.delayLevels = levels;
+        GaugeWithCallback.builder().name("basalt_delay_backlog_messages")
+            .help("Messages of a delay level not yet put back into their topic (queue max offset minus delivery offset)")
+            .labelNames("level")
+            .callback(cb -> levels.get().forEach(l -> cb.call(l.backlog(), Integer.toString(l.level()))))
+            .register(registry);
+        GaugeWithCallback.builder().name("basalt_delay_oldest_due_age_seconds")
+            .help("How long the oldest due but undelivered message of a delay level has been due (0 when none)")
+            .labelNames("level")
+            .callback(cb -> levels.get().forEach(l -> cb.call(l.oldestDueAgeMillis() / 1000.0, Integer.toString(l.level()))))
+            .register(registry);
+        CounterWithCallback.builder().name("basalt_delay_delivered")
+            .help("Messages of a delay level put back into their topic since start").labelNames("level")
+            .callback(cb -> levels.get().forEach(l -> cb.call(l.delivered(), Integer.toString(l.level()))))
+            .register(registry);
+    }
+
     private void gauge(String name, String help, java.util.function.DoubleSupplier value) {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
     }
@@ -280,6 +301,11 @@ public final class BrokerMetrics implements TrafficObserver {
 
     public PrometheusRegistry registry() {
         return registry;
+    }
+
+    /** The delay levels as of now (the status page). */
+    List<ScheduleMessageService.LevelStatus> delayLevels() {
+        return delayLevels.get();
     }
 
     MetricsSources sources() {

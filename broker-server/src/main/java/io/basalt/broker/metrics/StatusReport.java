@@ -11,13 +11,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.basalt.broker.metrics.ConsumerLag.QueueLag;
 import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.schedule.ScheduleMessageService;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.MessageStore;
 import io.basalt.store.TimerMessages;
 
 /**
  * The status page's JSON ({@code /status.json}): topics with queue offsets and put TPS, consumer groups
- * with lag, the CommitLog and disk, the timer wheel, HA role and slaves, and the per-second series of the last minutes.
+ * with lag, the CommitLog and disk, the timer wheel, HA role and slaves, the delay levels, and the per-second series of the last minutes.
  * Built on request, any thread.
  */
 final class StatusReport {
@@ -78,6 +79,12 @@ final class StatusReport {
         for (SlaveStatus s : metrics.haSlaves()) {
             slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset()).put("lagBytes", s.lagBytes())
                 .put("lagMs", s.lagMs());
+        }
+        ArrayNode delayLevels = root.putArray("delayLevels");
+        for (ScheduleMessageService.LevelStatus l : metrics.delayLevels()) {
+            delayLevels.addObject().put("level", l.level()).put("delayMs", l.delayMillis()).put("offset", l.offset())
+                .put("maxOffset", l.maxOffset()).put("backlog", l.backlog()).put("oldestDueAgeMs", l.oldestDueAgeMillis())
+                .put("delivered", l.delivered()).put("putFailures", l.putFailures()).put("skipped", l.skipped());
         }
         ArrayNode series = root.putArray("series");
         List<TrafficSampler.Sample> history = sampler.history();

@@ -89,6 +89,11 @@
       tr.appendChild(el('td', r[1], 'num'));
       tm.appendChild(tr);
     });
+    fillBody('delay-levels', (s.delayLevels || []).map(function (d) {
+      return [el('td', d.level + ' (' + fmt(d.delayMs / 1000, 0) + ' s)'), el('td', fmt(d.offset) + ' / ' + fmt(d.maxOffset), 'num'),
+        el('td', fmt(d.backlog), 'num'), el('td', fmt(d.oldestDueAgeMs / 1000, 1), d.oldestDueAgeMs > 1000 ? 'num lag' : 'num'),
+        el('td', fmt(d.delivered), 'num'), el('td', fmt(d.putFailures) + ' / ' + fmt(d.skipped), 'num')];
+    }));
     document.getElementById('ha-role').textContent = 'role: ' + s.ha.role + (s.ha.slaves.length ? '' : ' (no slaves connected)');
     fillBody('ha', s.ha.slaves.map(function (h) {
       return [el('td', h.address + ' (brokerId ' + h.brokerId + ')'), el('td', fmt(h.ackOffset), 'num'), el('td', fmt(h.lagBytes), 'num'), el('td', fmt(h.lagMs), 'num')];

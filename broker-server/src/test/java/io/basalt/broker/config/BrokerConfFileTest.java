@@ -89,8 +89,8 @@ class BrokerConfFileTest {
         assertTrue(config.broker().autoCreateSubscriptionGroup());
         assertFalse(config.broker().traceTopicEnable());
         assertTrue(config.broker().enablePropertyFilter(), "SQL92 filtering, as the file asks");
-        Set<String> semanticAtHonouredValues = Set.of("filterSupportRetry", "aclEnable", "enableSlaveActingMaster",
-            "messageDelayLevel");
+        Set<String> semanticAtHonouredValues = Set.of("filterSupportRetry", "aclEnable", "enableSlaveActingMaster");
+        assertEquals(io.basalt.store.DelayLevels.defaults(), config.store().delayLevels(), "RocketMQ's levels, as the file says");
         Set<String> tuning = Set.of("useReentrantLockWhenPutMessage", "serverWorkerThreads", "serverSelectorThreads",
             "clientWorkerThreads");
         Set<String> ignored = new java.util.HashSet<>(semanticAtHonouredValues);

@@ -34,7 +34,7 @@ class RocketMqKeyPolicyTest {
     @Test
     void keysThatChangeAGuaranteeAreSemantic() {
         for (String key : List.of("aclEnable", "enableDLegerCommitLog", "enableControllerMode", "enableSlaveActingMaster",
-            "brokerPermission", "messageDelayLevel", "timerWheelEnable", "storeType", "useTLS",
+            "brokerPermission", "timerWheelEnable", "storeType", "useTLS",
             "filterSupportRetry", "rejectTransactionMessage", "inSyncReplicas")) {
             Rule rule = RocketMqKeyPolicy.rule(key).orElseThrow();
             assertEquals(KeyClass.SEMANTIC, rule.keyClass(), key);
@@ -55,15 +55,17 @@ class RocketMqKeyPolicyTest {
     }
 
     @Test
-    void theIssuesExamplesAreRefusedWithTheirReason() {
+    void theIssuesExamplesAreRefusedWithTheirReason() throws Exception {
         List<String> acl = assertThrows(ConfigException.class, () -> of(Map.of("aclEnable", "true"))).problems();
         assertTrue(acl.get(0).contains("aclEnable=true") && acl.get(0).contains("no access control")
             && acl.get(0).contains("(accepted: false)"), acl.toString());
         List<String> store = assertThrows(ConfigException.class, () -> of(Map.of("storeType", "defaultRocksDB"))).problems();
         assertTrue(store.get(0).contains("storeType=defaultRocksDB") && store.get(0).contains("(accepted: default)"),
             store.toString());
-        List<String> levels = assertThrows(ConfigException.class, () -> of(Map.of("messageDelayLevel", "1s 2s"))).problems();
-        assertTrue(levels.get(0).contains("messageDelayLevel=1s 2s"), levels.toString());
+        // messageDelayLevel is implemented now: any list of levels is taken, a malformed token stops start-up
+        assertEquals(3, of(Map.of("messageDelayLevel", "1s 2s 3s")).store().delayLevels().maxLevel());
+        List<String> levels = assertThrows(ConfigException.class, () -> of(Map.of("messageDelayLevel", "1s 2x"))).problems();
+        assertTrue(levels.get(0).contains("messageDelayLevel") && levels.get(0).contains("'2x'"), levels.toString());
     }
 
     @Test
@@ -74,7 +76,6 @@ class RocketMqKeyPolicyTest {
         }
         honoured.put("aclEnable", "FALSE");
         honoured.put("brokerPermission", " 6 ");
-        honoured.put("messageDelayLevel", "1s  5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h");
         BrokerConfiguration config = of(honoured);
         assertEquals(List.of(), config.warnings());
         assertEquals(honoured.keySet(), config.ignoredKeys());

@@ -58,6 +58,27 @@ class DelayLevelDeliveryTest {
     }
 
     @Test
+    void aBatchWithADelayLevelIsRefusedAsRocketMqRefusesIt() throws Exception {
+        start();
+        String address = "127.0.0.1:" + broker.listenPort();
+        byte[] body = org.apache.rocketmq.common.message.MessageDecoder.encodeMessages(java.util.List.of(
+            new org.apache.rocketmq.common.message.Message("T", "a".getBytes(StandardCharsets.UTF_8)),
+            new org.apache.rocketmq.common.message.Message("T", "b".getBytes(StandardCharsets.UTF_8))));
+        RemotingCommand delayed = SendRequests.sendV2("T", "DELAY\u00012\u0002", body);
+        RemotingCommand batch = RemotingCommand.request(RequestCode.SEND_BATCH_MESSAGE);
+        delayed.extFields().forEach(batch::putExtField);
+        batch.setBody(body);
+        RemotingCommand refused = client.invokeSync(address, batch, 5000);
+        assertEquals(ResponseCode.MESSAGE_ILLEGAL, refused.code(), refused.remark());
+        assertTrue(refused.remark().contains("batch"), refused.remark());
+        assertEquals(0, broker.store().getMaxOffsetInQueue("SCHEDULE_TOPIC_XXXX", 1), "nothing stored");
+
+        batch.putExtField("i", "");
+        RemotingCommand plain = client.invokeSync(address, batch, 5000);
+        assertEquals(ResponseCode.SUCCESS, plain.code(), plain.remark());
+    }
+
+    @Test
     void aDelayedMessageWaitsInItsLevelsQueueAndIsDeliveredWhenDue() throws Exception {
         start();
         String address = "127.0.0.1:" + broker.listenPort();

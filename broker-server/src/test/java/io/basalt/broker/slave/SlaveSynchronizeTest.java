@@ -62,10 +62,16 @@ class SlaveSynchronizeTest {
     }
 
     private void startPair() throws Exception {
+        startPair(true);
+    }
+
+    private void startPair(boolean withDelayOffsets) throws Exception {
         master = BrokerController.create(config(dir.resolve("master"), Map.of()));
-        // a table the master got from a RocketMQ store: the slave copies it byte for byte
-        Files.createDirectories(dir.resolve("master/config"));
-        Files.writeString(dir.resolve("master/config/delayOffset.json"), "{\"offsetTable\":{1:12,3:4}}");
+        if (withDelayOffsets) {
+            // a table the master got from a RocketMQ store: the slave copies the master's answer byte for byte
+            Files.createDirectories(dir.resolve("master/config"));
+            Files.writeString(dir.resolve("master/config/delayOffset.json"), "{\"offsetTable\":{1:12,3:4}}");
+        }
         master.start();
         slave = BrokerController.create(config(dir.resolve("slave"), Map.of("brokerRole", "SLAVE", "brokerId", "1",
             "haMasterAddress", "127.0.0.1:" + master.configuration().ha().haListenPort())));
@@ -87,13 +93,16 @@ class SlaveSynchronizeTest {
         assertEquals(master.topics().dataVersion(), slave.topics().dataVersion(), "the slave took the master's version");
         assertEquals(master.subscriptionGroups().dataVersion(), slave.subscriptionGroups().dataVersion());
         Path slaveConfig = dir.resolve("slave/config");
+        RemotingCommand delayOffsets = client.invokeSync("127.0.0.1:" + master.listenPort(),
+            RemotingCommand.request(RequestCode.GET_ALL_DELAY_OFFSET), 5000);
+        assertEquals(ResponseCode.SUCCESS, delayOffsets.code(), delayOffsets.remark());
         // one sync round updates each table, then writes its file: the files follow within the round
         await().atMost(ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
             assertTrue(Files.readString(slaveConfig.resolve("topics.json")).contains("\"Synced\""), "persisted");
             assertTrue(Files.readString(slaveConfig.resolve("subscriptionGroup.json")).contains("\"cg-synced\""));
             assertTrue(Files.readString(slaveConfig.resolve("consumerOffset.json")).contains("Synced@cg-synced"));
-            assertArrayEquals("{\"offsetTable\":{1:12,3:4}}".getBytes(StandardCharsets.UTF_8),
-                Files.readAllBytes(slaveConfig.resolve("delayOffset.json")), "the master's body, as it came");
+            assertArrayEquals(delayOffsets.body(), Files.readAllBytes(slaveConfig.resolve("delayOffset.json")),
+                "the master's body, as it came");
             assertEquals("{\"messageRequestModeMap\":{}}", Files.readString(slaveConfig.resolve("messageRequestMode.json")));
         });
 
@@ -104,7 +113,7 @@ class SlaveSynchronizeTest {
 
     @Test
     void theMasterAnswersTheSlavesRequestsOnItsListenAndFastPorts() throws Exception {
-        startPair();
+        startPair(false);
         master.offsets().commitOffset(null, "cg", "T", 0, 10);
         String listen = "127.0.0.1:" + master.listenPort();
         assertEquals(master.listenPort() - 2, master.fastListenPort(), "RocketMQ's VIP port");
@@ -125,7 +134,6 @@ class SlaveSynchronizeTest {
         assertEquals(ResponseCode.SUCCESS, modes.code());
         assertEquals("{\"messageRequestModeMap\":{}}", new String(modes.body(), StandardCharsets.UTF_8));
 
-        Files.delete(dir.resolve("master/config/delayOffset.json"));
         RemotingCommand delay = client.invokeSync(listen, RemotingCommand.request(RequestCode.GET_ALL_DELAY_OFFSET), 5000);
         assertEquals(ResponseCode.SYSTEM_ERROR, delay.code());
         assertEquals("No delay offset in this broker", delay.remark());
@@ -140,6 +148,10 @@ class SlaveSynchronizeTest {
             && slave.offsets().queryOffset("cg", "BeforePromotion", 1) == 5);
         // the slave follows epoch 1 once it streams
         await().atMost(ofSeconds(20)).until(() -> slave.replication().masterStreaming());
+        // the delay offsets the slave copied from its master (the master corrected them into its empty queues)
+        await().atMost(ofSeconds(20)).until(() -> Files.exists(dir.resolve("slave/config/delayOffset.json")));
+        assertTrue(master.schedule().isStarted(), "a master delivers delay levels");
+        assertTrue(!slave.schedule().isStarted(), "a slave does not");
 
         RemotingCommand promote = RemotingCommand.request(10101);
         promote.putExtField("role", "ASYNC_MASTER");
@@ -152,5 +164,8 @@ class SlaveSynchronizeTest {
         assertTrue(slave.topics().get("BeforePromotion") != null);
         assertEquals(5, slave.offsets().queryOffset("cg", "BeforePromotion", 1));
         assertNull(master.slaveSynchronize().orElse(null), "a master has no sync");
+        assertTrue(slave.schedule().isStarted(), "promoted, it delivers delay levels");
+        assertEquals(Map.of("scheduleMessageOffset_1", "0,0", "scheduleMessageOffset_3", "0,0"),
+            slave.schedule().runtimeInfo(), "from the offsets it copied");
     }
 }
