@@ -203,9 +203,7 @@ public final class TimerMessageStore implements TimerMessages {
         }
         if (!broken.isEmpty()) {
             LOG.warn("{} timer wheel slots pointed past the timer log's end {}; re-linked from the log", broken.size(), end);
-            // the cleared slots' units below the end were re-linked before the slot was cleared: link them again
-            // (re-linking is idempotent for the slots that were not cleared)
-            if (rescanFrom[0] != Long.MAX_VALUE) {
+            if (rescanFrom[0] != Long.MAX_VALUE && rescanFrom[0] < scanFrom) {
                 log.scan(rescanFrom[0], this::relink);
             }
         }
