@@ -176,9 +176,11 @@ public final class TimerMessageStore implements TimerMessages {
         long scanFrom = Math.max(0, cp.lastTimerLogFlushPos() - log.fileSize());
         ArrayDeque<TimerLog.Unit> lastUnits = new ArrayDeque<>();
         long[] danglingCount = {0};
+        long[] earliestSlot = {Long.MAX_VALUE};
         long commitLogEnd = store.commitLogMaxOffset();
         TimerLog.UnitVisitor relink = u -> {
             relink(u);
+            earliestSlot[0] = Math.min(earliestSlot[0], u.slotTimeMs());
             lastUnits.addLast(u);
             if (lastUnits.size() > 64) {
                 lastUnits.removeFirst();
@@ -236,7 +238,9 @@ public final class TimerMessageStore implements TimerMessages {
         versionCounter = cp.counter();
         long now = floor(store.nowMs());
         currWriteTimeMs = now;
-        currReadTimeMs = cp.lastReadTimeMs() > 0 ? cp.lastReadTimeMs() : now;
+        // no read time (a zeroed or lost timercheck): from the earliest slot the log holds, so that slots which
+        // fell due while the broker was down are delivered (again, at least once), not skipped
+        currReadTimeMs = cp.lastReadTimeMs() > 0 ? cp.lastReadTimeMs() : Math.min(now, floor(earliestSlot[0]));
         LOG.info("Timer wheel recovered: log end {}, enqueue from rmq_sys_wheel_timer offset {}, read time {} ({} ms behind)",
             end, resume, currReadTimeMs, Math.max(0, store.nowMs() - currReadTimeMs));
     }
