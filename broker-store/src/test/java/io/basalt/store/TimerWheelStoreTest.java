@@ -244,6 +244,32 @@ class TimerWheelStoreTest {
     }
 
     @Test
+    void aSlotEndingInATornUnitIsReLinkedFromTheLogWhenTheCheckpointIsGone() throws IOException {
+        StoreConfig config = timerConfig(root).build();
+        store = open(config);
+        putTimers(5, "T", T0 + 2_000);
+        await().atMost(WAIT).until(() -> store.timerMessages().stats().enqueued() == 5);
+        store.shutdown();
+        store = null;
+        // the slot's newest unit torn (its lastPos now points past the log's end) and timercheck zeroed, so
+        // the log is scanned from its start: the four valid units must be linked into the slot again
+        Path logFile = root.resolve("timerlog/00000000000000000000");
+        try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(logFile.toFile(), "rw")) {
+            raf.seek(4 * 52 + 4);
+            raf.writeLong(-1);
+            raf.writeInt(0x70);
+        }
+        Path check = root.resolve("config/timercheck");
+        java.nio.file.Files.write(check, new byte[(int) java.nio.file.Files.size(check)]);
+
+        store = open(config);
+        store.timerMessages().setDequeueEnabled(true);
+        clock.set(Instant.ofEpochMilli(T0 + 2_000));
+        await().atMost(WAIT).until(() -> store.getMaxOffsetInQueue("T", 0) >= 5);
+        assertEquals(5, bodies("T").size(), "four re-linked units and the torn one enqueued again from the queue");
+    }
+
+    @Test
     void aUnitWhoseRecordIsPastTheCommitLogIsDroppedAndCountedAndTheSlotStillDelivers() throws IOException {
         StoreConfig config = timerConfig(root).build();
         store = open(config);

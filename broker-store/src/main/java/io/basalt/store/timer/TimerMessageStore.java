@@ -194,7 +194,6 @@ public final class TimerMessageStore implements TimerMessages {
         if (end < appended && log.fileCount() > 0) {
             LOG.warn("Timer log {} is valid up to offset {}; the torn tail after it is cut", root.resolve("timerlog"), end);
         }
-        log.resumeAt(end);
         long[] rescanFrom = {Long.MAX_VALUE};
         List<Long> broken = new ArrayList<>();
         wheel.forEachSlot((slot, units) -> {
@@ -210,10 +209,14 @@ public final class TimerMessageStore implements TimerMessages {
         }
         if (!broken.isEmpty()) {
             LOG.warn("{} timer wheel slots pointed past the timer log's end {}; re-linked from the log", broken.size(), end);
-            if (rescanFrom[0] != Long.MAX_VALUE && rescanFrom[0] < scanFrom) {
+            // the cleared slots' valid units are linked again from the first of them on (the first scan
+            // skipped them: their slot then still ended past the log's end)
+            if (rescanFrom[0] != Long.MAX_VALUE) {
                 log.scan(rescanFrom[0], this::relink);
             }
         }
+        // only now: cutting the log first would make the files' readable end the cut, and the rescan see nothing
+        log.resumeAt(end);
         if (danglingCount[0] > 0) {
             LOG.warn("{} timer-log units point at or past the CommitLog's end {}: their records are gone; they are "
                 + "dropped and counted when their slot comes", danglingCount[0], commitLogEnd);
