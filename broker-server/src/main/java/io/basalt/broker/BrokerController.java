@@ -32,6 +32,7 @@ import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.broker.processor.SlaveReadPolicy;
 import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
 import io.basalt.broker.schedule.DelayLevelTransform;
+import io.basalt.broker.schedule.DueTopicGuard;
 import io.basalt.broker.schedule.DelayOffsetFile;
 import io.basalt.broker.schedule.ScheduleMessageService;
 import io.basalt.broker.schedule.ScheduleSettings;
@@ -162,6 +163,7 @@ public final class BrokerController {
         // the timer step first, then delay levels (RocketMQ's handleScheduleMessage order)
         store.addPutTransform(store.timerMessages().putTransform());
         store.addPutTransform(new DelayLevelTransform(configuration.store().delayLevels()));
+        store.addPutTransform(new DueTopicGuard(topics, broker.defaultTopicQueueNums()));
         store.setArrivingListener((topic, queueId, offset, tagsCode, storeTimestamp) -> {
             if (DelayLevels.SCHEDULE_TOPIC.equals(topic)) {
                 schedule.onArrival(queueId);
