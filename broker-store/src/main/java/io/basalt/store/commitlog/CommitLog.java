@@ -410,7 +410,10 @@ public final class CommitLog {
                 return rejected(PutMessageStatus.SERVICE_NOT_AVAILABLE);
             }
             QueueOffsetTable.Counter counter = queueOffsets.counter(queueKey);
-            queueOffset = counter.next;
+            // RocketMQ's rule: a prepared or rolled-back record takes no place in its queue (queue offset 0, no
+            // consume-queue unit), so it leaves no hole the dispatcher would have to rewind over
+            boolean takesQueueOffset = takesQueueOffset(first.sysFlag());
+            queueOffset = takesQueueOffset ? counter.next : 0;
             appender.prepare(single, batch, length, queueOffset, storeTimestamp);
             MappedFile file = lastFileOrCreate();
             if (file == null) {
@@ -434,7 +437,9 @@ public final class CommitLog {
                         + "a new file of " + fileSize);
                 }
                 file.storeTimestamp(storeTimestamp);
-                counter.next = queueOffset + count;
+                if (takesQueueOffset) {
+                    counter.next = queueOffset + count;
+                }
             }
             physicalOffset = appender.physicalOffset;
             lockedMs = clockMs.getAsLong() - storeTimestamp;
@@ -454,6 +459,12 @@ public final class CommitLog {
         AppendMessageResult result = new AppendMessageResult(physicalOffset, length, queueOffset, count, storeTimestamp);
         afterAppend();
         return awaitDurability(first, result);
+    }
+
+    /** Whether a record of this sysFlag is given the next offset of its queue: all but PREPARED (0x4) and ROLLBACK (0xC). */
+    static boolean takesQueueOffset(int sysFlag) {
+        int type = sysFlag & RecordFormat.TRANSACTION_TYPE_MASK;
+        return type != 0x4 && type != 0xC;
     }
 
     /** The file to append to; null (CREATE_MAPPED_FILE_FAILED) when it could not be created. */

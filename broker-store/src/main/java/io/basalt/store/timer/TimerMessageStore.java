@@ -135,7 +135,13 @@ public final class TimerMessageStore implements TimerMessages {
             log = new TimerLog(root.resolve("timerlog"), config.mappedFileSizeTimerLog());
             log.load();
             recover(cp);
-            flushCheckpoint();
+            try {
+                flushCheckpoint();
+            } catch (IOException e) {
+                // A full disk must not stop start-up: the files on disk still describe a state recovery
+                // can start from (as after a crash before this write), and the flush service retries.
+                LOG.warn("Timer checkpoint after recovery not written ({}); the flush service retries it", e.toString());
+            }
             delivery = new TimerDelivery(store, precisionMs, config.timerSkipUnknownError(),
                 config.timerGetMessageThreadNum(), config.timerPutMessageThreadNum(), metrics);
             delivery.setListener(listener);

@@ -470,6 +470,23 @@ class CommitLogTest {
     }
 
     @Test
+    void preparedAndRolledBackRecordsTakeNoQueueOffset() throws IOException {
+        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).build());
+        assertEquals(0, put(log, message(2, 300)).appendResult().queueOffset());
+        for (int type : new int[] {0x4, 0xC}) {
+            BrokerMessage half = message(2, 300).toBuilder().sysFlag(type).build();
+            AppendMessageResult r = log.asyncPutMessage(half).join().appendResult();
+            assertEquals(0, r.queueOffset(), "sysFlag " + type);
+            try (SelectedBuffer selected = log.select(r.physicalOffset(), r.wroteBytes())) {
+                assertEquals(0, MessageRecordDecoder.decode(selected.buffer()).queueOffset());
+            }
+        }
+        BrokerMessage committed = message(2, 300).toBuilder().sysFlag(0x8).build();
+        assertEquals(1, log.asyncPutMessage(committed).join().appendResult().queueOffset());
+        assertEquals(2, log.queueOffsets().nextOffset(TOPIC, 2));
+    }
+
+    @Test
     void batchGetsConsecutiveRecordsAndQueueOffsets() throws IOException {
         CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).build());
         put(log, message(2, 300));
