@@ -208,4 +208,56 @@ public final class BrokerConfig {
     public boolean offsetCheckInSlave() {
         return values.get(ConfigKeys.OFFSET_CHECK_IN_SLAVE);
     }
+
+    // ---- transactions ----
+
+    /** Whether half messages are refused (NO_PERMISSION). */
+    public boolean rejectTransactionMessage() {
+        return values.get(ConfigKeys.REJECT_TRANSACTION_MESSAGE);
+    }
+
+    /** Age before the first back-check, and the floor of a message's check immunity, ms. */
+    public long transactionTimeOut() {
+        return values.get(ConfigKeys.TRANSACTION_TIME_OUT);
+    }
+
+    /** Period of the back-check scan, ms. */
+    public long transactionCheckInterval() {
+        return values.get(ConfigKeys.TRANSACTION_CHECK_INTERVAL);
+    }
+
+    /** Back-checks of one half message before it is given up. */
+    public int transactionCheckMax() {
+        return values.get(ConfigKeys.TRANSACTION_CHECK_MAX);
+    }
+
+    /** Target body size of one op marker, characters. */
+    public int transactionOpMsgMaxSize() {
+        return values.get(ConfigKeys.TRANSACTION_OP_MSG_MAX_SIZE);
+    }
+
+    /** Longest an op marker waits to be written with others, ms. */
+    public int transactionOpBatchInterval() {
+        return values.get(ConfigKeys.TRANSACTION_OP_BATCH_INTERVAL);
+    }
+
+    /** Period of writing config/transactionMetrics, ms. */
+    public long transactionMetricFlushInterval() {
+        return values.get(ConfigKeys.TRANSACTION_METRIC_FLUSH_INTERVAL);
+    }
+
+    /** Threads of the END_TRANSACTION executor. */
+    public int endTransactionThreadPoolNums() {
+        return values.get(ConfigKeys.END_TRANSACTION_THREAD_POOL_NUMS);
+    }
+
+    /** Queue capacity of the END_TRANSACTION executor. */
+    public int endTransactionPoolQueueCapacity() {
+        return values.get(ConfigKeys.END_TRANSACTION_POOL_QUEUE_CAPACITY);
+    }
+
+    /** Longest an END_TRANSACTION waits in its queue, ms. */
+    public long waitTimeMillsInTransactionQueue() {
+        return values.get(ConfigKeys.WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE);
+    }
 }

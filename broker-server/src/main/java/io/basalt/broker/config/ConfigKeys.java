@@ -138,6 +138,30 @@ final class ConfigKeys {
         SECTION, integer(1, 1_000_000), "2000", "Due delay-level messages being put back into their topics at once, per"
             + " level (Basalt always delivers pipelined; RocketMQ only with enableScheduleAsyncDeliver)");
 
+    // Transactions (RocketMQ's BrokerConfig names and defaults)
+    static final ConfigKey<Boolean> REJECT_TRANSACTION_MESSAGE = key("rejectTransactionMessage", SECTION, bool(), "false",
+        "Refuse transactional half messages (NO_PERMISSION)");
+    static final ConfigKey<Long> TRANSACTION_TIME_OUT = key("transactionTimeOut", SECTION, longInteger(0, MAX_MS), "6000",
+        "Age of a half message before its first back-check, ms; also the floor of CHECK_IMMUNITY_TIME_IN_SECONDS");
+    static final ConfigKey<Long> TRANSACTION_CHECK_INTERVAL = key("transactionCheckInterval", SECTION,
+        longInteger(100, MAX_MS), "30000", "Period of the back-check scan of undecided half messages, ms");
+    static final ConfigKey<Integer> TRANSACTION_CHECK_MAX = key("transactionCheckMax", SECTION, integer(1, 10_000), "15",
+        "Back-checks of one half message before it is given up into TRANS_CHECK_MAX_TIME_TOPIC");
+    static final ConfigKey<Integer> TRANSACTION_OP_MSG_MAX_SIZE = key("transactionOpMsgMaxSize", SECTION,
+        integer(16, 1 << 20), "4096", "Target body size of one op (done) marker in RMQ_SYS_TRANS_OP_HALF_TOPIC, characters");
+    static final ConfigKey<Integer> TRANSACTION_OP_BATCH_INTERVAL = key("transactionOpBatchInterval", SECTION,
+        integer(1, MAX_MS), "3000", "Longest an op (done) marker waits to be written with others, ms");
+    static final ConfigKey<Long> TRANSACTION_METRIC_FLUSH_INTERVAL = key("transactionMetricFlushInterval", SECTION,
+        longInteger(100, MAX_MS), "3000", "Period of writing config/transactionMetrics (half messages pending per topic), ms");
+    static final ConfigKey<Integer> END_TRANSACTION_THREAD_POOL_NUMS = computed("endTransactionThreadPoolNums", SECTION,
+        integer(1, 1024), "max(8 + 2 * processors, 4 * sendMessageThreadPoolNums)",
+        r -> String.valueOf(Math.max(8 + 2 * r.environment().processors(), 4 * r.get(SEND_MESSAGE_THREAD_POOL_NUMS))),
+        "Threads that handle END_TRANSACTION");
+    static final ConfigKey<Integer> END_TRANSACTION_POOL_QUEUE_CAPACITY = key("endTransactionPoolQueueCapacity", SECTION,
+        integer(1, MAX), "100000", "END_TRANSACTION requests that may wait for a thread");
+    static final ConfigKey<Long> WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE = key("waitTimeMillsInTransactionQueue", SECTION,
+        longInteger(1, MAX_MS), "3000", "An END_TRANSACTION that waited longer than this in the queue is answered SYSTEM_BUSY, ms");
+
     // Files beside the store
     static final ConfigKey<Path> LOGS_DIR = computed("logsDir", SECTION, path(), "logs/ beside storePathRootDir",
         r -> r.get(StoreKeys.STORE_PATH_ROOT_DIR).resolveSibling("logs").toString(),
@@ -165,7 +189,10 @@ final class ConfigKeys {
         WRITE_BUFFER_LOW_WATER_MARK, WRITE_BUFFER_HIGH_WATER_MARK, REMOTING_UNWRITABLE_CLOSE_MILLIS,
         REMOTING_PARTIAL_FRAME_BUDGET_BYTES, REMOTING_FRAME_COMPLETE_TIMEOUT_MILLIS,
         FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, FLUSH_DELAY_OFFSET_INTERVAL,
-        DELAY_OFFSET_UPDATE_VERSION_STEP, SCHEDULE_ASYNC_DELIVER_MAX_PENDING_LIMIT, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
+        DELAY_OFFSET_UPDATE_VERSION_STEP, SCHEDULE_ASYNC_DELIVER_MAX_PENDING_LIMIT, REJECT_TRANSACTION_MESSAGE,
+        TRANSACTION_TIME_OUT, TRANSACTION_CHECK_INTERVAL, TRANSACTION_CHECK_MAX, TRANSACTION_OP_MSG_MAX_SIZE,
+        TRANSACTION_OP_BATCH_INTERVAL, TRANSACTION_METRIC_FLUSH_INTERVAL, END_TRANSACTION_THREAD_POOL_NUMS,
+        END_TRANSACTION_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
         SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE));
 
     /**

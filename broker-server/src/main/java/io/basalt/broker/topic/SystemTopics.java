@@ -15,11 +15,13 @@ import java.util.Set;
  *   <li>the cluster-name topic (16 queues) and the broker-name topic (1 queue): perm INHERIT, plus READ|WRITE
  *   when {@code clusterTopicEnable} / {@code brokerTopicEnable}. The admin API creates a topic on every master
  *   of a cluster by asking for the cluster-name topic's route;</li>
- *   <li>{@code msgTraceTopicName} when {@code traceTopicEnable}: 1 queue, perm 6.</li>
+ *   <li>{@code msgTraceTopicName} when {@code traceTopicEnable}: 1 queue, perm 6;</li>
+ *   <li>{@code RMQ_SYS_TRANS_HALF_TOPIC} and {@code RMQ_SYS_TRANS_OP_HALF_TOPIC} (transactions' half messages and
+ *   their done markers): 1 queue, perm 6, as RocketMQ's TransactionalMessageUtil creates them.</li>
  * </ul>
- * Not created, because Basalt does not implement what fills them and no client needs them to exist:
- * {@code SCHEDULE_TOPIC_XXXX} (scheduled delivery), {@code RMQ_SYS_TRANS_HALF_TOPIC} and
- * {@code RMQ_SYS_TRANS_OP_HALF_TOPIC} (transactions), {@code rmq_sys_REVIVE_LOG_<cluster>} (POP),
+ * Not created at start: {@code TRANS_CHECK_MAX_TIME_TOPIC} (created with its first given-up half message, as by
+ * RocketMQ), {@code SCHEDULE_TOPIC_XXXX} (its queues appear with the first delayed message),
+ * {@code rmq_sys_REVIVE_LOG_<cluster>} (POP),
  * {@code rmq_sys_SYNC_BROKER_MEMBER_<broker>} (acting master). They stay reserved. Nor is {@code BenchmarkTest}
  * (1024 queues in RocketMQ, which would spread a benchmark over 1024 consume queues): it is an ordinary topic
  * here, created by its first send or by the admin, so it is not reserved either. Immutable.
@@ -90,6 +92,8 @@ public final class SystemTopics {
             created.add(plain(s.msgTraceTopicName()));
         }
         created.add(plain(replyTopic(s.brokerClusterName())));
+        created.add(plain(TRANS_HALF_TOPIC));
+        created.add(plain(TRANS_OP_HALF_TOPIC));
         created.forEach(t -> reserved.add(t.config().topicName()));
         return new SystemTopics(reserved, created);
     }
