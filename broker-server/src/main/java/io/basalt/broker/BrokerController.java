@@ -505,6 +505,8 @@ public final class BrokerController {
         }
         // after the sync stopped: the master's last checkpoint is applied, so delivery goes on from its read time
         store.timerMessages().setDequeueEnabled(true);
+        // the old master decided what was replicated so far: its commits are looked up in the store from now on
+        transactionDecisions.beginDeciding();
         try {
             // from the offsets the last sync copied from the old master
             schedule.start();
@@ -527,7 +529,7 @@ public final class BrokerController {
         started = true;
         store.load();
         transactionMetrics.load();
-        transactionDecisions.storeLoaded();
+        transactionDecisions.beginDeciding();
         // topics auto-created within the persister's interval before a crash: their queues say they exist
         topics.recoverTopicsFromQueues(store.queueIdsByTopic());
         // topics.json may say fewer queues than the store holds (an edited or restored file): keep them readable

@@ -76,10 +76,11 @@ public final class HalfMessageDecisions implements TransactionDecisions {
     }
 
     /**
-     * Called once the store is loaded, before requests are served: records what "before this process" means (the
-     * CommitLog's end and the time now). Until then every undecided transaction is looked up in the store.
+     * Called when this broker starts deciding: once the store is loaded, before requests are served, and again when a
+     * slave is promoted (its master decided everything it replicated so far). Records what "before" means (the
+     * CommitLog's end and the time now). Until the first call every undecided transaction is looked up in the store.
      */
-    public void storeLoaded() {
+    public void beginDeciding() {
         startCommitLogOffset = store.getMaxPhyOffset();
         startTimeMs = clock.getAsLong();
     }

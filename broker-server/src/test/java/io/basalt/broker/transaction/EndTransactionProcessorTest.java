@@ -67,7 +67,7 @@ class EndTransactionProcessorTest {
     private EndTransactionProcessor newProcessor() {
         markers = new OpMarkerWriter(store, BROKER, 4096, 3000, now::get);
         decisions = new HalfMessageDecisions(store, markers, () -> -1, now::get, 1000);
-        decisions.storeLoaded();
+        decisions.beginDeciding();
         return new EndTransactionProcessor(store, writable::get, 6000, decisions, counters, metrics, now::get);
     }
 
