@@ -71,13 +71,15 @@ class HalfMessageDecisionsTest {
         HalfMessageDecisions d = decisions(100);
         StoredMessage h = half("A");
 
-        assertEquals(Optional.empty(), d.claim(h, Decision.COMMIT));
-        assertEquals(Optional.of(Decision.COMMIT), d.claim(h, Decision.ROLLBACK), "being decided");
+        assertTrue(d.claim(h, Decision.COMMIT).granted());
+        HalfMessageDecisions.Claim second = d.claim(h, Decision.ROLLBACK);
+        assertEquals(Decision.COMMIT, second.existing(), "being decided");
+        assertFalse(second.settled(), "the commit may still fail");
         d.release(h, Decision.COMMIT);
-        assertEquals(Optional.empty(), d.claim(h, Decision.ROLLBACK), "a failed commit decided nothing");
+        assertTrue(d.claim(h, Decision.ROLLBACK).granted(), "a failed commit decided nothing");
         d.markDone(h.queueOffset(), h, Decision.ROLLBACK);
         d.release(h, Decision.ROLLBACK);
-        assertEquals(Optional.of(Decision.ROLLBACK), d.claim(h, Decision.COMMIT));
+        assertEquals(new HalfMessageDecisions.Claim(Decision.ROLLBACK, true), d.claim(h, Decision.COMMIT));
     }
 
     @Test
