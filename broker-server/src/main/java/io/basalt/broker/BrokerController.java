@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.ProducerChannels;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
@@ -172,6 +173,8 @@ public final class BrokerController {
         });
         this.remotingServer = new NettyRemotingServer(serverConfig(broker.listenPort()));
         this.fastRemotingServer = new NettyRemotingServer(serverConfig(fastListenPort(broker.listenPort())));
+        remotingServer.onConnectionClosed(clients::connectionClosed);
+        fastRemotingServer.onConnectionClosed(clients::connectionClosed);
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
             configuration.store().commitLogDir(), remotingServer::connectionCount, pullHold::heldCount,
             executorSources, () -> replication.role().name(), replication::slaves, () -> {
@@ -649,6 +652,11 @@ public final class BrokerController {
 
     public ClientManager clients() {
         return clients;
+    }
+
+    /** The producers' connections a transaction back-check is sent on. */
+    public ProducerChannels producerChannels() {
+        return clients.producers();
     }
 
     /** Delay levels' delivery (running on the master). */
