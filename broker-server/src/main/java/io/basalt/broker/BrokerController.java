@@ -58,6 +58,7 @@ import io.basalt.broker.stats.GroupGetStats;
 import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
+import io.basalt.broker.processor.admin.ProducerAdminProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
 import io.basalt.broker.processor.admin.TimerAdminProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
@@ -441,6 +442,8 @@ public final class BrokerController {
             RequestCode.GET_BROKER_RUNTIME_INFO);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);
+        register(admin, new ProducerAdminProcessor(clients.producers()), RequestCode.GET_PRODUCER_CONNECTION_LIST,
+            RequestCode.GET_ALL_PRODUCER_INFO);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
     }
 
