@@ -77,6 +77,7 @@ import io.basalt.broker.topic.QueuesOnDiskCheck;
 import io.basalt.broker.topic.SystemTopics;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicCreationLimiter;
+import io.basalt.broker.transaction.TransactionCounters;
 import io.basalt.broker.metadata.MetadataPersister;
 import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.concurrent.DaemonThreads;
@@ -117,6 +118,7 @@ public final class BrokerController {
     private final ConsumerOffsetManager offsets;
     private final SubscriptionGroupManager subscriptionGroups;
     private final ClientManager clients;
+    private final TransactionCounters transactionCounters = new TransactionCounters();
     private final PullRequestHoldService pullHold;
     private final NettyRemotingServer remotingServer;
     /**
@@ -187,6 +189,7 @@ public final class BrokerController {
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         metrics.registerConnectionCloses(this::connectionCloses);
         metrics.registerDelayLevels(schedule::status);
+        metrics.registerTransactions(transactionCounters);
         schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
@@ -655,6 +658,11 @@ public final class BrokerController {
 
     public ClientManager clients() {
         return clients;
+    }
+
+    /** What happened to transactional messages, per topic (metrics, status page, runtime info). */
+    public TransactionCounters transactionCounters() {
+        return transactionCounters;
     }
 
     /** The producers' connections a transaction back-check is sent on. */
