@@ -11,6 +11,7 @@ import io.basalt.it.MqAdmin;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
@@ -19,13 +20,23 @@ import org.apache.rocketmq.client.producer.TransactionListener;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.remoting.netty.NettyClientConfig;
+import org.apache.rocketmq.remoting.netty.NettyRemotingClient;
+import org.apache.rocketmq.remoting.protocol.RemotingCommand;
+import org.apache.rocketmq.remoting.protocol.RequestCode;
+import org.apache.rocketmq.remoting.protocol.ResponseCode;
+import org.apache.rocketmq.remoting.protocol.body.ProducerInfo;
+import org.apache.rocketmq.remoting.protocol.heartbeat.HeartbeatData;
+import org.apache.rocketmq.remoting.protocol.heartbeat.ProducerData;
+import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The official 5.2.0 {@code mqadmin producerConnection} and {@code mqadmin producer} against a broker process:
  * they list a running transactional producer of the group with its client id (the broker learnt it from the
- * producer's heartbeats, and back-checks of the group go to such connections), and no longer once it has shut down.
+ * producer's heartbeats, and back-checks of the group go to such connections), and no longer once it has shut down
+ * or its connection has closed.
  */
 class ProducerAdminTest {
     private static final String GROUP = "pg-tx-admin";
@@ -88,6 +99,40 @@ class ProducerAdminTest {
                 if (!shutDown) {
                     producer.shutdown();
                 }
+            }
+        }
+    }
+
+    @Test
+    void aProducerWhoseConnectionDropsIsForgottenWithoutWaitingForTheExpiry() throws Exception {
+        try (BrokerHandle broker = BrokerHandle.start(dir, Map.of())) {
+            // a producer that heartbeats once and then loses its connection without unregistering
+            NettyRemotingClient client = new NettyRemotingClient(new NettyClientConfig());
+            client.start();
+            DefaultMQAdminExt admin = new DefaultMQAdminExt(10_000);
+            admin.setNamesrvAddr(broker.address());
+            admin.setInstanceName(Clients.instanceName());
+            admin.start();
+            try {
+                HeartbeatData heartbeat = new HeartbeatData();
+                heartbeat.setClientID("10.0.0.9@dropped");
+                ProducerData producer = new ProducerData();
+                producer.setGroupName(GROUP);
+                heartbeat.getProducerDataSet().add(producer);
+                RemotingCommand request = RemotingCommand.createRequestCommand(RequestCode.HEART_BEAT, null);
+                request.setBody(heartbeat.encode());
+                assertEquals(ResponseCode.SUCCESS, client.invokeSync(broker.address(), request, 10_000).getCode());
+
+                List<ProducerInfo> listed = admin.getAllProducerInfo(broker.address()).getData().get(GROUP);
+                assertEquals(1, listed.size(), String.valueOf(listed));
+                assertEquals("10.0.0.9@dropped", listed.get(0).getClientId());
+
+                client.closeChannels(List.of(broker.address()));
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    !admin.getAllProducerInfo(broker.address()).getData().containsKey(GROUP));
+            } finally {
+                admin.shutdown();
+                client.shutdown();
             }
         }
     }
