@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.ProducerChannels;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
@@ -57,6 +58,7 @@ import io.basalt.broker.stats.GroupGetStats;
 import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
+import io.basalt.broker.processor.admin.ProducerAdminProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
 import io.basalt.broker.processor.admin.TimerAdminProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
@@ -83,6 +85,9 @@ import io.basalt.broker.transaction.TransactionCounters;
 import io.basalt.broker.transaction.TransactionDecisions;
 import io.basalt.broker.transaction.TransactionMetrics;
 import io.basalt.broker.transaction.TransactionalMessages;
+import io.basalt.broker.transaction.CheckSettings;
+import io.basalt.broker.transaction.ResumeCheckHalfMessageProcessor;
+import io.basalt.broker.transaction.TransactionalMessageCheckService;
 import io.basalt.broker.metadata.MetadataPersister;
 import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.concurrent.DaemonThreads;
@@ -152,6 +157,8 @@ public final class BrokerController {
     private final OpMarkerWriter opMarkers;
     private final HalfMessageDecisions transactionDecisions;
     private RequestExecutor endTransactionExecutor;
+    /** The back-check of undecided half messages: runs while this broker is a writable master. */
+    private final TransactionalMessageCheckService transactionCheck;
     private boolean started;
     private boolean shutdown;
 
@@ -188,6 +195,8 @@ public final class BrokerController {
         });
         this.remotingServer = new NettyRemotingServer(serverConfig(broker.listenPort()));
         this.fastRemotingServer = new NettyRemotingServer(serverConfig(fastListenPort(broker.listenPort())));
+        remotingServer.onConnectionClosed(clients::connectionClosed);
+        fastRemotingServer.onConnectionClosed(clients::connectionClosed);
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
             configuration.store().commitLogDir(), remotingServer::connectionCount, pullHold::heldCount,
             executorSources, () -> replication.role().name(), replication::slaves, () -> {
@@ -199,6 +208,7 @@ public final class BrokerController {
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         metrics.registerConnectionCloses(this::connectionCloses);
         metrics.registerDelayLevels(schedule::status);
+        metrics.registerTransactions(transactionCounters);
         schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
@@ -212,6 +222,8 @@ public final class BrokerController {
         replication.onFenced(reason -> {
             // a newer master delivers the timers now; this one would deliver them a second time
             store.timerMessages().setDequeueEnabled(false);
+            // and asks the producers about the half messages; off this (replication) thread, a scan may be running
+            stopTransactionCheckAfterFencing();
             nameServerPresence.leaveWhenFenced(reason);
         });
         this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
@@ -221,7 +233,21 @@ public final class BrokerController {
         this.transactionDecisions = new HalfMessageDecisions(store, opMarkers, () -> offsets.queryOffset(
             TransactionalMessages.SCAN_GROUP, TransactionalMessages.HALF_TOPIC, TransactionalMessages.HALF_QUEUE_ID),
             System::currentTimeMillis, HalfMessageDecisions.DEFAULT_MAX_TRANSACTIONS);
+        this.transactionCheck = new TransactionalMessageCheckService(store, topics, offsets, transactionDecisions,
+            clients.producers(), transactionCounters, transactionMetrics::givenUp, broker.brokerName(),
+            new InetSocketAddress(broker.brokerIP1(), broker.listenPort()), new CheckSettings(broker.transactionTimeOut(),
+                broker.transactionCheckInterval(), broker.transactionCheckMax(), configuration.store().fileReservedTime()),
+            replication::acceptsWrites);
         registerProcessors(broker);
+    }
+
+    /** Stops the back-check on the scheduler's thread: the fencing thread must not wait for a scan to end. */
+    private void stopTransactionCheckAfterFencing() {
+        try {
+            scheduler.execute(() -> step("stopping the transaction back-check", transactionCheck::shutdown));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the broker is shutting down, which stops the back-check itself
+        }
     }
 
     private static ScheduleSettings scheduleSettings(BrokerConfig broker) {
@@ -470,6 +496,11 @@ public final class BrokerController {
             RequestCode.GET_BROKER_RUNTIME_INFO);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);
+        register(admin, new ProducerAdminProcessor(clients.producers()), RequestCode.GET_PRODUCER_CONNECTION_LIST,
+            RequestCode.GET_ALL_PRODUCER_INFO);
+        register(admin, new ResumeCheckHalfMessageProcessor(store, transactionDecisions,
+                new InetSocketAddress(broker.brokerIP1(), broker.listenPort()), replication::acceptsWrites),
+            RequestCode.RESUME_CHECK_HALF_MESSAGE);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
     }
 
@@ -511,6 +542,8 @@ public final class BrokerController {
         } catch (IOException e) {
             log.error("starting delay-level delivery after the promotion failed: {}", e.toString());
         }
+        // from the CID_RMQ_SYS_TRANS offsets the last sync copied from the old master
+        transactionCheck.start();
         try {
             topics.startStateVersion(replication.epoch());
         } catch (IOException e) {
@@ -583,6 +616,10 @@ public final class BrokerController {
         if (slaveSync != null) {
             slaveSync.start();
         }
+        // the master asks producers about undecided half messages; a slave only copies the scan's offsets
+        if (replication.role() != BrokerRole.SLAVE && replication.acceptsWrites()) {
+            transactionCheck.start();
+        }
         log.info("broker {} (cluster {}) serving on port {} (fast port {}), store at {}",
             configuration.broker().brokerName(), configuration.broker().brokerClusterName(), remotingServer.localPort(),
             fastRemotingServer.localPort(),
@@ -629,6 +666,7 @@ public final class BrokerController {
         // first, so that the NameServers stop routing clients here
         step("unregistering from the NameServers", nameServerPresence::shutdown);
         step("stopping timer delivery", () -> store.timerMessages().setDequeueEnabled(false));
+        step("stopping the transaction back-check", transactionCheck::shutdown);
         if (slaveSync != null) {
             step("stopping the slave's metadata sync", slaveSync::shutdown);
         }
@@ -728,6 +766,16 @@ public final class BrokerController {
     /** The op marker writer (TransactionalOpBatchService). */
     public OpMarkerWriter opMarkerWriter() {
         return opMarkers;
+    }
+
+    /** The back-check of undecided half messages (running on a writable master). */
+    public TransactionalMessageCheckService transactionCheckService() {
+        return transactionCheck;
+    }
+
+    /** The producers' connections a transaction back-check is sent on. */
+    public ProducerChannels producerChannels() {
+        return clients.producers();
     }
 
     /** Delay levels' delivery (running on the master). */
