@@ -26,6 +26,7 @@ final class ScriptedListener {
     private final Map<String, List<LocalTransactionState>> checkAnswers = new ConcurrentHashMap<>();
     private final List<String> localRuns = new ArrayList<>();
     private final List<Check> checks = new ArrayList<>();
+    private final java.util.Set<String> muted = ConcurrentHashMap.newKeySet();
 
     /** The local transaction of {@code key} ends with {@code state}. */
     void local(String key, LocalTransactionState state) {
@@ -35,6 +36,11 @@ final class ScriptedListener {
     /** The back-checks of {@code key} answer these, in turn; the last one from then on. */
     void checks(String key, LocalTransactionState... answers) {
         checkAnswers.put(key, List.of(answers));
+    }
+
+    /** {@code producer} answers every check UNKNOW from now on (it is about to die and must not decide). */
+    void mute(String producer) {
+        muted.add(producer);
     }
 
     synchronized List<Check> checksOf(String key) {
@@ -72,6 +78,9 @@ final class ScriptedListener {
                     asked = checkCount(key);
                     checks.add(new Check(producer, key, msg.getProperty("TRANSACTION_CHECK_TIMES"),
                         msg.getTransactionId(), msg.getMsgId()));
+                }
+                if (muted.contains(producer)) {
+                    return LocalTransactionState.UNKNOW;
                 }
                 List<LocalTransactionState> answers = checkAnswers.getOrDefault(key, List.of(LocalTransactionState.UNKNOW));
                 return answers.get(Math.min(asked, answers.size() - 1));
