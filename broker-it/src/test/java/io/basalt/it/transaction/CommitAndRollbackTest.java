@@ -46,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CommitAndRollbackTest {
     private static final String TOPIC = "TxTopic";
     private static final String GROUP = "pg-tx";
+    private static final String TOPIC_LABEL = "topic=\"" + TOPIC + "\"";
 
     @TempDir
     static Path dir;
@@ -90,6 +91,7 @@ class CommitAndRollbackTest {
 
     @Test
     void aCommittedTransactionIsDeliveredExactlyOnceWithTheUsersPropertiesAndRocketMqsSendResult() throws Exception {
+        double committedBefore = Math.max(0, broker.metric("basalt_transaction_committed_total", TOPIC_LABEL));
         Map<String, TransactionSendResult> sent = new LinkedHashMap<>();
         for (int i = 0; i < 40; i++) {
             String key = key("commit");
@@ -147,6 +149,9 @@ class CommitAndRollbackTest {
             assertEquals(1, stored.stream().filter(s -> key.equals(s.getKeys())).count(), "records of " + key + " in " + TOPIC);
         }
 
+        double committed = broker.metric("basalt_transaction_committed_total", TOPIC_LABEL);
+        assertEquals(committedBefore + keys.size(), committed, "basalt_transaction_committed_total{" + TOPIC_LABEL + "}");
+
         for (String key : keys.subList(0, 3)) {
             List<MessageExt> found = broker.admin().queryMessage(TOPIC, key, 32, 0, Long.MAX_VALUE).getMessageList();
             assertEquals(1, found.size(), "queryMsgByKey " + key + " finds the committed message, not a second copy");
@@ -160,6 +165,7 @@ class CommitAndRollbackTest {
 
     @Test
     void aRolledBackTransactionIsNeverDelivered() throws Exception {
+        double rolledBackBefore = Math.max(0, broker.metric("basalt_transaction_rolled_back_total", TOPIC_LABEL));
         List<String> keys = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             String key = key("rollback");
@@ -173,6 +179,8 @@ class CommitAndRollbackTest {
             assertEquals(0, broker.script.checkCount(key), "a transaction rolled back at once is never checked");
             assertEquals(List.of(), broker.admin().queryMessage(TOPIC, key, 32, 0, Long.MAX_VALUE).getMessageList());
         }
+        double rolledBack = broker.metric("basalt_transaction_rolled_back_total", TOPIC_LABEL);
+        assertEquals(rolledBackBefore + keys.size(), rolledBack, "basalt_transaction_rolled_back_total{" + TOPIC_LABEL + "}");
     }
 
     @Test
@@ -247,6 +255,7 @@ class CommitAndRollbackTest {
 
     @Test
     void aSecondDecisionForADecidedTransactionChangesNothing() throws Exception {
+        double duplicatesBefore = Math.max(0, broker.metric("basalt_transaction_duplicate_decisions_total"));
         String key = key("decided-twice");
         TransactionSendResult r = send(key, LocalTransactionState.COMMIT_MESSAGE);
         await().atMost(Duration.ofSeconds(60)).until(() -> received.count(key) > 0);
@@ -261,11 +270,17 @@ class CommitAndRollbackTest {
         assertEquals(1, received.count(key), "deliveries after the commit was repeated (RocketMQ writes it twice)");
         assertEquals(1, broker.stored(TOPIC, key).size(), "records of " + key + " in " + TOPIC);
         assertEquals(0, broker.script.checkCount(key));
+        double duplicates = broker.metric("basalt_transaction_duplicate_decisions_total");
+        assertTrue(duplicates >= duplicatesBefore + 3, "basalt_transaction_duplicate_decisions_total went from "
+            + duplicatesBefore + " to " + duplicates + " (-1: not exported)");
     }
 
     @Test
     void anEndTransactionNamingAnotherGroupOrWrongOffsetsCommitsNothingAndIsCounted() throws Exception {
-        double refusedBefore = Math.max(0, broker.metric("basalt_transaction_end_refused_total"));
+        String groupReason = "reason=\"producer_group\"";
+        String offsetReason = "reason=\"state_table_offset\"";
+        double groupBefore = Math.max(0, broker.metric("basalt_transaction_end_refused_total", groupReason));
+        double offsetBefore = Math.max(0, broker.metric("basalt_transaction_end_refused_total", offsetReason));
         String key = key("forged");
         broker.script.checks(key, LocalTransactionState.ROLLBACK_MESSAGE);
         TransactionSendResult r = send(key, LocalTransactionState.UNKNOW);
@@ -289,8 +304,11 @@ class CommitAndRollbackTest {
         assertEquals(1, broker.script.checkCount(key), "the transaction was still undecided when checked, then rolled back");
         assertEquals(0, received.count(key), "deliveries of " + key + " after forged commits");
         assertEquals(List.of(), broker.stored(TOPIC, key));
-        double refused = broker.metric("basalt_transaction_end_refused_total");
-        assertTrue(refused >= refusedBefore + 3, "basalt_transaction_end_refused_total went from " + refusedBefore
-            + " to " + refused + " (-1: not exported)");
+        double group = broker.metric("basalt_transaction_end_refused_total", groupReason);
+        assertTrue(group >= groupBefore + 2, "basalt_transaction_end_refused_total{" + groupReason + "} went from "
+            + groupBefore + " to " + group + " (-1: not exported)");
+        double offset = broker.metric("basalt_transaction_end_refused_total", offsetReason);
+        assertTrue(offset >= offsetBefore + 1, "basalt_transaction_end_refused_total{" + offsetReason + "} went from "
+            + offsetBefore + " to " + offset + " (-1: not exported)");
     }
 }

@@ -2,9 +2,7 @@ package io.basalt.it.transaction;
 
 import static org.awaitility.Awaitility.await;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +20,7 @@ import java.util.regex.Pattern;
 
 import io.basalt.it.BrokerProcess;
 import io.basalt.it.Clients;
+import io.basalt.it.MqAdmin;
 import io.basalt.it.TopicReader;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
@@ -43,7 +42,6 @@ import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
-import org.apache.rocketmq.tools.command.MQAdminStartup;
 
 /**
  * A Basalt broker process for the transaction tests, with back-checks that come quickly
@@ -108,8 +106,13 @@ final class TransactionBroker implements AutoCloseable {
         return broker;
     }
 
-    /** Clients opened from now on are closed after each test. */
-    void beginTests() {
+    /**
+     * Clients opened from now on are closed after each test. The fixture's own clients connect first (a client opens
+     * its connection on first use, and one opened during a test would count as left behind by it).
+     */
+    void beginTests() throws Exception {
+        plain.send(message(WITNESS_TOPIC, key("warm-up")));
+        awaitCheckScanPassed();
         testsBegun = true;
     }
 
@@ -297,22 +300,8 @@ final class TransactionBroker implements AutoCloseable {
     }
 
     /** Runs one official mqadmin subcommand in this JVM and returns what it printed. */
-    static synchronized String mqadmin(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream capture = new PrintStream(captured, true, StandardCharsets.UTF_8);
-        System.setOut(capture);
-        System.setErr(capture);
-        try {
-            MQAdminStartup.main0(args, null);
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        out.println("mqadmin " + String.join(" ", args) + "\n" + text);
-        return text;
+    static String mqadmin(String... args) {
+        return MqAdmin.run(args);
     }
 
     /** The broker's response code in a client exception's causes (-1 if the broker gave none). */
