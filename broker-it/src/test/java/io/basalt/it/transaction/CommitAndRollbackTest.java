@@ -307,8 +307,8 @@ class CommitAndRollbackTest {
         double group = broker.metric("basalt_transaction_end_refused_total", groupReason);
         assertTrue(group >= groupBefore + 2, "basalt_transaction_end_refused_total{" + groupReason + "} went from "
             + groupBefore + " to " + group + " (-1: not exported)");
-        double offset = broker.metric("basalt_transaction_end_refused_total", offsetReason);
-        assertTrue(offset >= offsetBefore + 1, "basalt_transaction_end_refused_total{" + offsetReason + "} went from "
-            + offsetBefore + " to " + offset + " (-1: not exported)");
+        double offsets = broker.metric("basalt_transaction_end_refused_total", offsetReason);
+        assertTrue(offsets >= offsetBefore + 1, "basalt_transaction_end_refused_total{" + offsetReason + "} went from "
+            + offsetBefore + " to " + offsets + " (-1: not exported)");
     }
 }
