@@ -23,6 +23,7 @@ import org.apache.rocketmq.common.message.MessageExt;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,20 +42,25 @@ class CheckMaxTest {
     static Path dir;
     private TransactionBroker broker;
     private TransactionMQProducer producer;
-    private final Received received = new Received();
+    private Received received;
 
     @BeforeAll
     void start() throws Exception {
         broker = TransactionBroker.start(dir.resolve("broker"), Map.of("transactionCheckMax", "2"));
         broker.createTopic(TOPIC);
+        broker.closeClients();
+    }
+
+    @BeforeEach
+    void openClients() throws Exception {
         producer = broker.producer("pg-tx-max", "p");
-        broker.consumer("cg-tx-max", TOPIC, received);
-        broker.beginTests();
+        received = new Received();
+        broker.consumer(key("cg-tx-max"), TOPIC, received);
     }
 
     @AfterEach
-    void endTest() {
-        broker.endTest();
+    void closeClients() {
+        broker.closeClients();
     }
 
     @AfterAll

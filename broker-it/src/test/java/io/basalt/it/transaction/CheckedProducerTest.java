@@ -25,6 +25,7 @@ import org.apache.rocketmq.remoting.protocol.body.ProducerConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,19 +43,24 @@ class CheckedProducerTest {
     @TempDir
     static Path dir;
     private TransactionBroker broker;
-    private final Received received = new Received();
+    private Received received;
 
     @BeforeAll
     void start() throws Exception {
         broker = TransactionBroker.start(dir.resolve("broker"), Map.of());
         broker.createTopic(TOPIC);
-        broker.consumer("cg-tx-checked", TOPIC, received);
-        broker.beginTests();
+        broker.closeClients();
+    }
+
+    @BeforeEach
+    void openClients() throws Exception {
+        received = new Received();
+        broker.consumer(key("cg-tx-checked"), TOPIC, received);
     }
 
     @AfterEach
-    void endTest() {
-        broker.endTest();
+    void closeClients() {
+        broker.closeClients();
     }
 
     @AfterAll

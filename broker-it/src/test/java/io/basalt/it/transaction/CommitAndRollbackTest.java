@@ -32,6 +32,7 @@ import org.apache.rocketmq.remoting.protocol.header.EndTransactionRequestHeader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,20 +53,25 @@ class CommitAndRollbackTest {
     static Path dir;
     private TransactionBroker broker;
     private TransactionMQProducer producer;
-    private final Received received = new Received();
+    private Received received;
 
     @BeforeAll
     void start() throws Exception {
         broker = TransactionBroker.start(dir.resolve("broker"), Map.of());
         broker.createTopic(TOPIC);
+        broker.closeClients();
+    }
+
+    @BeforeEach
+    void openClients() throws Exception {
         producer = broker.producer(GROUP, "p1");
-        broker.consumer("cg-tx", TOPIC, received);
-        broker.beginTests();
+        received = new Received();
+        broker.consumer(key("cg-tx"), TOPIC, received);
     }
 
     @AfterEach
-    void endTest() {
-        broker.endTest();
+    void closeClients() {
+        broker.closeClients();
     }
 
     @AfterAll

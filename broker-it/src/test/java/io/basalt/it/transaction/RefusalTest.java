@@ -39,6 +39,7 @@ import org.apache.rocketmq.remoting.protocol.header.SendMessageRequestHeaderV2;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -68,13 +69,17 @@ class RefusalTest {
     void start() throws Exception {
         broker = TransactionBroker.start(dir.resolve("broker"), Map.of());
         broker.createTopic(TOPIC);
+        broker.closeClients();
+    }
+
+    @BeforeEach
+    void openClients() throws Exception {
         producer = broker.producer(GROUP, "p");
-        broker.beginTests();
     }
 
     @AfterEach
-    void endTest() {
-        broker.endTest();
+    void closeClients() {
+        broker.closeClients();
     }
 
     @AfterAll

@@ -55,8 +55,10 @@ import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
  * {@link #fence} puts a message in every queue of a topic and waits for a consumer to get them all, so whatever
  * was stored in the topic before has been delivered.
  *
- * <p>Clients opened before {@link #beginTests()} live as long as the fixture; those opened after are closed by
- * {@link #endTest()}.
+ * <p>The broker process lives as long as the fixture; every client (the fixture's own admin, plain producer and
+ * witness producer, made on first use, and those a test asks for) is closed by {@link #closeClients()}, which
+ * tests call after each test: clients grow their thread pools and open connections lazily, and the leak check
+ * after each test would count a client kept across tests.
  */
 final class TransactionBroker implements AutoCloseable {
     static final String HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC";
@@ -70,9 +72,8 @@ final class TransactionBroker implements AutoCloseable {
     final ScriptedListener script = new ScriptedListener();
     private final BrokerProcess process;
     private final Map<String, SendResult> halfSends = new ConcurrentHashMap<>();
-    private final List<AutoCloseable> forClass = new ArrayList<>();
-    private final List<AutoCloseable> forTest = new ArrayList<>();
-    private boolean testsBegun;
+    private final List<AutoCloseable> clients = new ArrayList<>();
+    private boolean witnessTopicCreated;
     private DefaultMQAdminExt admin;
     private DefaultMQProducer plain;
     private TransactionMQProducer witness;
@@ -90,15 +91,6 @@ final class TransactionBroker implements AutoCloseable {
         TransactionBroker broker = new TransactionBroker(BrokerProcess.create(dir, all));
         try {
             broker.process.start();
-            broker.admin = new DefaultMQAdminExt(10_000);
-            broker.admin.setNamesrvAddr(broker.address());
-            broker.admin.setInstanceName(Clients.instanceName());
-            broker.admin.start();
-            broker.forClass.add(broker.admin::shutdown);
-            broker.plain = Clients.producer(broker.process, "pg-tx-fence");
-            broker.forClass.add(broker.plain::shutdown);
-            broker.createTopic(WITNESS_TOPIC);
-            broker.witness = broker.producer("pg-tx-witness", "witness");
         } catch (Exception | Error e) {
             broker.close();
             throw e;
@@ -106,19 +98,19 @@ final class TransactionBroker implements AutoCloseable {
         return broker;
     }
 
-    /**
-     * Clients opened from now on are closed after each test. The fixture's own clients connect first (a client opens
-     * its connection on first use, and one opened during a test would count as left behind by it).
-     */
-    void beginTests() throws Exception {
-        plain.send(message(WITNESS_TOPIC, key("warm-up")));
-        awaitCheckScanPassed();
-        testsBegun = true;
-    }
-
-    /** Closes what the test opened, newest first. */
-    void endTest() {
-        closeAll(forTest);
+    /** Closes every client opened so far, newest first. */
+    void closeClients() {
+        for (int i = clients.size() - 1; i >= 0; i--) {
+            try {
+                clients.get(i).close();
+            } catch (Exception ignored) {
+                // closing the rest matters more
+            }
+        }
+        clients.clear();
+        admin = null;
+        plain = null;
+        witness = null;
     }
 
     BrokerProcess process() {
@@ -129,18 +121,31 @@ final class TransactionBroker implements AutoCloseable {
         return process.address();
     }
 
-    DefaultMQAdminExt admin() {
+    DefaultMQAdminExt admin() throws Exception {
+        if (admin == null) {
+            DefaultMQAdminExt a = new DefaultMQAdminExt(10_000);
+            a.setNamesrvAddr(address());
+            a.setInstanceName(Clients.instanceName());
+            a.start();
+            clients.add(a::shutdown);
+            admin = a;
+        }
         return admin;
     }
 
     /** A plain (non-transactional) producer of the fixture. */
-    DefaultMQProducer plainProducer() {
+    DefaultMQProducer plainProducer() throws Exception {
+        if (plain == null) {
+            DefaultMQProducer p = Clients.producer(process, "pg-tx-fence");
+            clients.add(p::shutdown);
+            plain = p;
+        }
         return plain;
     }
 
     /** The remoting of the fixture's plain producer, for hand-made requests. */
-    MQClientAPIImpl clientApi() {
-        return plain.getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl();
+    MQClientAPIImpl clientApi() throws Exception {
+        return plainProducer().getDefaultMQProducerImpl().getMqClientFactory().getMQClientAPIImpl();
     }
 
     /** Sends a hand-made request to the broker and returns its answer. */
@@ -149,15 +154,12 @@ final class TransactionBroker implements AutoCloseable {
     }
 
     /** Creates {@code topic} with {@link #QUEUES} queues (retried while a fresh broker is slow to answer). */
-    void createTopic(String topic) {
+    void createTopic(String topic) throws Exception {
+        DefaultMQAdminExt admin = admin();
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
             admin.createAndUpdateTopicConfig(address(), new TopicConfig(topic, QUEUES, QUEUES, 6));
             return true;
         });
-    }
-
-    private void own(AutoCloseable closer) {
-        (testsBegun ? forTest : forClass).add(closer);
     }
 
     /**
@@ -190,7 +192,7 @@ final class TransactionBroker implements AutoCloseable {
                 }
             }
         });
-        own(p::shutdown);
+        clients.add(p::shutdown);
         return p;
     }
 
@@ -214,7 +216,7 @@ final class TransactionBroker implements AutoCloseable {
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
         c.start();
-        own(c::shutdown);
+        clients.add(c::shutdown);
         return c;
     }
 
@@ -233,6 +235,13 @@ final class TransactionBroker implements AutoCloseable {
      * the check scan has then walked past every earlier half message.
      */
     void awaitCheckScanPassed() throws Exception {
+        if (witness == null) {
+            if (!witnessTopicCreated) {
+                createTopic(WITNESS_TOPIC);
+                witnessTopicCreated = true;
+            }
+            witness = producer("pg-tx-witness", "witness");
+        }
         String key = key("witness");
         script.local(key, LocalTransactionState.UNKNOW);
         script.checks(key, LocalTransactionState.ROLLBACK_MESSAGE);
@@ -248,7 +257,7 @@ final class TransactionBroker implements AutoCloseable {
         List<String> fences = new ArrayList<>();
         for (int q = 0; q < QUEUES; q++) {
             String key = key("fence");
-            SendResult r = plain.send(message(topic, key), new MessageQueue(topic, process.brokerName(), q));
+            SendResult r = plainProducer().send(message(topic, key), new MessageQueue(topic, process.brokerName(), q));
             if (r.getSendStatus() != SendStatus.SEND_OK) {
                 throw new IllegalStateException("fence not stored: " + r);
             }
@@ -334,21 +343,9 @@ final class TransactionBroker implements AutoCloseable {
         return new HashMap<>(m.getProperties());
     }
 
-    private static void closeAll(List<AutoCloseable> closers) {
-        for (int i = closers.size() - 1; i >= 0; i--) {
-            try {
-                closers.get(i).close();
-            } catch (Exception ignored) {
-                // closing the rest matters more
-            }
-        }
-        closers.clear();
-    }
-
     @Override
     public void close() throws Exception {
-        closeAll(forTest);
-        closeAll(forClass);
+        closeClients();
         process.close();
     }
 }
