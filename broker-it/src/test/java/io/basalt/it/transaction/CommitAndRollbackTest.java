@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.rocketmq.client.exception.MQClientException;
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
@@ -78,6 +79,18 @@ class CommitAndRollbackTest {
     void stop() throws Exception {
         if (broker != null) {
             broker.close();
+        }
+    }
+
+    /** queryMsgByKey on the user's topic (RocketMQ's client throws code 208 for "no message"). */
+    private List<MessageExt> queryByKey(String key) throws Exception {
+        try {
+            return broker.admin().queryMessage(TOPIC, key, 32, 0, Long.MAX_VALUE).getMessageList();
+        } catch (MQClientException e) {
+            if (e.getResponseCode() == 208) {
+                return List.of();
+            }
+            throw e;
         }
     }
 
@@ -159,7 +172,7 @@ class CommitAndRollbackTest {
         assertEquals(committedBefore + keys.size(), committed, "basalt_transaction_committed_total{" + TOPIC_LABEL + "}");
 
         for (String key : keys.subList(0, 3)) {
-            List<MessageExt> found = broker.admin().queryMessage(TOPIC, key, 32, 0, Long.MAX_VALUE).getMessageList();
+            List<MessageExt> found = queryByKey(key);
             assertEquals(1, found.size(), "queryMsgByKey " + key + " finds the committed message, not a second copy");
             assertEquals(TOPIC, found.get(0).getTopic());
             assertEquals(sent.get(key).getMsgId(), found.get(0).getMsgId());
@@ -183,7 +196,7 @@ class CommitAndRollbackTest {
             assertEquals(0, received.count(key), "deliveries of rolled-back " + key);
             assertEquals(List.of(), broker.stored(TOPIC, key), "records of rolled-back " + key + " in " + TOPIC);
             assertEquals(0, broker.script.checkCount(key), "a transaction rolled back at once is never checked");
-            assertEquals(List.of(), broker.admin().queryMessage(TOPIC, key, 32, 0, Long.MAX_VALUE).getMessageList());
+            assertEquals(List.of(), queryByKey(key));
         }
         double rolledBack = broker.metric("basalt_transaction_rolled_back_total", TOPIC_LABEL);
         assertEquals(rolledBackBefore + keys.size(), rolledBack, "basalt_transaction_rolled_back_total{" + TOPIC_LABEL + "}");
@@ -216,7 +229,11 @@ class CommitAndRollbackTest {
                 "TRANSACTION_CHECK_TIMES of each check of " + key + ", and no check after the answer");
             for (ScriptedListener.Check c : checks) {
                 assertEquals(e.getValue().getTransactionId(), c.transactionId(), "the check names the transaction");
-                assertEquals(e.getValue().getMsgId(), c.msgId(), "the check carries the client's message id");
+                assertEquals(e.getValue().getMsgId(), c.uniqKey(), "the check carries the client's message id");
+                MessageExt copy = broker.admin().viewMessage(c.msgId());
+                assertEquals(HALF_TOPIC, copy.getTopic(), "the check's message id is the offsetMsgId of a half record");
+                assertEquals(c.checkTimes(), copy.getProperty("TRANSACTION_CHECK_TIMES"),
+                    "the check copy carries the count the check was sent with");
             }
             assertEquals(1, received.count(key), "deliveries of " + key);
             MessageExt m = received.of(key).get(0);

@@ -18,8 +18,11 @@ import org.apache.rocketmq.common.message.MessageExt;
  * every check: which producer, for which key, with which TRANSACTION_CHECK_TIMES.
  */
 final class ScriptedListener {
-    /** One call of checkLocalTransaction. */
-    record Check(String producer, String key, String checkTimes, String transactionId, String msgId) {
+    /**
+     * One call of checkLocalTransaction: {@code msgId} is what the client decoded from the check's body (the
+     * offsetMsgId of the broker's check copy), {@code uniqKey} the message's UNIQ_KEY.
+     */
+    record Check(String producer, String key, String checkTimes, String transactionId, String msgId, String uniqKey) {
     }
 
     private final Map<String, LocalTransactionState> localAnswers = new ConcurrentHashMap<>();
@@ -77,7 +80,8 @@ final class ScriptedListener {
                 synchronized (ScriptedListener.this) {
                     asked = checkCount(key);
                     checks.add(new Check(producer, key, msg.getProperty("TRANSACTION_CHECK_TIMES"),
-                        msg.getTransactionId(), msg.getMsgId()));
+                        msg.getTransactionId(), msg.getMsgId(),
+                        msg.getProperty("UNIQ_KEY")));
                 }
                 if (muted.contains(producer)) {
                     return LocalTransactionState.UNKNOW;
