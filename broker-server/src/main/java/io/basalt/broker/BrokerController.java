@@ -151,8 +151,7 @@ public final class BrokerController {
     private final MetadataPersister metadataPersister;
     /** Delay levels' delivery: runs while this broker is the master. */
     private final ScheduleMessageService schedule;
-    /** Transactional messages: counts, pending half messages per topic, decisions and their op markers. */
-    private final TransactionCounters transactionCounters = new TransactionCounters();
+    /** Transactional messages: pending half messages per topic, decisions and their op markers. */
     private final TransactionMetrics transactionMetrics;
     private final OpMarkerWriter opMarkers;
     private final HalfMessageDecisions transactionDecisions;
@@ -536,6 +535,8 @@ public final class BrokerController {
         }
         // after the sync stopped: the master's last checkpoint is applied, so delivery goes on from its read time
         store.timerMessages().setDequeueEnabled(true);
+        // the old master decided what was replicated so far: its commits are looked up in the store from now on
+        transactionDecisions.beginDeciding();
         try {
             // from the offsets the last sync copied from the old master
             schedule.start();
@@ -560,7 +561,7 @@ public final class BrokerController {
         started = true;
         store.load();
         transactionMetrics.load();
-        transactionDecisions.storeLoaded();
+        transactionDecisions.beginDeciding();
         // topics auto-created within the persister's interval before a crash: their queues say they exist
         topics.recoverTopicsFromQueues(store.queueIdsByTopic());
         // topics.json may say fewer queues than the store holds (an edited or restored file): keep them readable
