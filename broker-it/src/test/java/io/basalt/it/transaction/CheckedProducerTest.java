@@ -107,6 +107,17 @@ class CheckedProducerTest {
         assertEquals(1, broker.stored(TOPIC, key).size(), "records of " + key);
     }
 
+    /**
+     * The checks of {@code key} this JVM answered were counted 1, 2, 3...: no check was counted while the group had
+     * no producer to send it to (RocketMQ counts those too, and gives up sooner).
+     */
+    private void assertNoCheckCountedWithoutAProducer(String key) {
+        List<String> times = broker.script.checksOf(key).stream().map(ScriptedListener.Check::checkTimes).toList();
+        for (int i = 0; i < times.size(); i++) {
+            assertEquals(Integer.toString(i + 1), times.get(i), "TRANSACTION_CHECK_TIMES of the checks of " + key + ": " + times);
+        }
+    }
+
     @Test
     void aNewProducerOfTheGroupAnswersForOneThatShutDownAfterItsHalfSend() throws Exception {
         String group = "pg-replaced";
@@ -120,6 +131,7 @@ class CheckedProducerTest {
         TransactionMQProducer second = broker.producer(group, "second");
         warmUp(second);
         assertCommittedOnceBy(key, "second");
+        assertNoCheckCountedWithoutAProducer(key);
     }
 
     @Test
@@ -195,5 +207,6 @@ class CheckedProducerTest {
         sendUndecided(sender, key);
         sender.shutdown();
         assertCommittedOnceBy(key, "other");
+        assertNoCheckCountedWithoutAProducer(key);
     }
 }
