@@ -261,6 +261,26 @@ class CommitAndRollbackTest {
         }
     }
 
+    @Test
+    void aTransactionWithACheckImmunityTimeIsNotCheckedBeforeIt() throws Exception {
+        String key = key("immune");
+        broker.script.local(key, LocalTransactionState.UNKNOW);
+        broker.script.checks(key, LocalTransactionState.COMMIT_MESSAGE);
+        var m = message(TOPIC, key);
+        m.putUserProperty("CHECK_IMMUNITY_TIME_IN_SECONDS", "4");
+        TransactionSendResult r = producer.sendMessageInTransaction(m, null);
+        assertEquals(SendStatus.SEND_OK, r.getSendStatus());
+        await().atMost(Duration.ofSeconds(60)).until(() -> received.count(key) > 0);
+        settle();
+        List<ScriptedListener.Check> checks = broker.script.checksOf(key);
+        assertEquals(List.of("1"), checks.stream().map(ScriptedListener.Check::checkTimes).toList(),
+            "checks of " + key + " (committed at the first)");
+        long waited = checks.get(0).atMs() - checks.get(0).bornMs();
+        assertTrue(waited >= 4000, "the first check came " + waited + " ms after the send, before the immunity of 4 s");
+        assertEquals(1, received.count(key));
+        assertEquals(1, broker.stored(TOPIC, key).size());
+    }
+
     /** The END_TRANSACTION the client sent (or would send) for {@code r}, as RocketMQ 5.2.0 builds it. */
     private EndTransactionRequestHeader endHeader(String key, TransactionSendResult r, int commitOrRollback) throws Exception {
         SendResult half = broker.halfSend(key);

@@ -20,9 +20,11 @@ import org.apache.rocketmq.common.message.MessageExt;
 final class ScriptedListener {
     /**
      * One call of checkLocalTransaction: {@code msgId} is what the client decoded from the check's body (the
-     * offsetMsgId of the broker's check copy), {@code uniqKey} the message's UNIQ_KEY.
+     * offsetMsgId of the broker's check copy), {@code uniqKey} the message's UNIQ_KEY, {@code bornMs} its born
+     * timestamp, {@code atMs} when the check arrived.
      */
-    record Check(String producer, String key, String checkTimes, String transactionId, String msgId, String uniqKey) {
+    record Check(String producer, String key, String checkTimes, String transactionId, String msgId, String uniqKey,
+                 long bornMs, long atMs) {
     }
 
     private final Map<String, LocalTransactionState> localAnswers = new ConcurrentHashMap<>();
@@ -81,7 +83,7 @@ final class ScriptedListener {
                     asked = checkCount(key);
                     checks.add(new Check(producer, key, msg.getProperty("TRANSACTION_CHECK_TIMES"),
                         msg.getTransactionId(), msg.getMsgId(),
-                        msg.getProperty("UNIQ_KEY")));
+                        msg.getProperty("UNIQ_KEY"), msg.getBornTimestamp(), System.currentTimeMillis()));
                 }
                 if (muted.contains(producer)) {
                     return LocalTransactionState.UNKNOW;
