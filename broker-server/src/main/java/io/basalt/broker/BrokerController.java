@@ -455,6 +455,8 @@ public final class BrokerController {
             RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
         endTransactionExecutor = executor("EndTransactionThread_", broker.endTransactionThreadPoolNums(),
             broker.endTransactionPoolQueueCapacity(), broker.waitTimeMillsInTransactionQueue());
+        executorSources.add(new MetricsSources.ExecutorSource("endTransaction", endTransactionExecutor::queueSize,
+            endTransactionExecutor::systemBusyCount));
         register(endTransactionExecutor, new EndTransactionProcessor(store, replication::acceptsWrites,
             broker.transactionTimeOut(), transactionDecisions, transactionCounters, transactionMetrics,
             System::currentTimeMillis), RequestCode.END_TRANSACTION);

@@ -43,7 +43,8 @@ public final class HalfMessageDecisions implements TransactionDecisions {
     private static final Logger log = LoggerFactory.getLogger("RocketmqTransaction");
     /** Committed records with one UNIQ_KEY read per lookup (a message id is unique; retries of a topic add few). */
     static final int LOOKUP_MAX_RECORDS = 64;
-    public static final int DEFAULT_MAX_TRANSACTIONS = 2_000_000;
+    /** About 30 MB of decisions; past it the table is emptied (see the class comment). */
+    public static final int DEFAULT_MAX_TRANSACTIONS = 200_000;
 
     private record Decided(Decision decision, long halfQueueEnd) {
     }
