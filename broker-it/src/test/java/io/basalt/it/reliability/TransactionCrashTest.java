@@ -1,0 +1,251 @@
+package io.basalt.it.reliability;
+
+import static java.time.Duration.ofMillis;
+import static java.time.Duration.ofSeconds;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.rocketmq.client.producer.LocalTransactionState;
+import org.apache.rocketmq.client.producer.TransactionMQProducer;
+import org.apache.rocketmq.common.TopicConfig;
+import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.basalt.it.BrokerProcess;
+import io.basalt.it.Clients;
+import io.basalt.it.HalfQueueProgress;
+import io.basalt.it.TopicReader;
+import io.basalt.it.TransactionLedger;
+
+/**
+ * {@code kill -9} of a broker in the middle of transactions of the official 5.2.0 {@link TransactionMQProducer}
+ * ({@code basalt.reliability.transactions} of them, CI: 400, sent by 8 threads; about two thirds COMMIT, the rest
+ * ROLLBACK, seeded; {@code -Dbasalt.reliability.seed} replays a run). The broker runs with short check intervals
+ * ({@code transactionTimeOut} 2 s, {@code transactionCheckInterval} 1 s). After the restart the test reads the real
+ * topic record by record ({@link TopicReader}: a message put twice shows as two records) until every committed
+ * transaction is there and the check scan has passed every half record ({@link HalfQueueProgress}: nothing left
+ * undecided), then 3 s more. Every acknowledged COMMIT must be stored exactly once, no ROLLBACK ever.
+ * <ul>
+ *   <li><b>Between the half send and END_TRANSACTION:</b> every local transaction answers UNKNOW (and so do checks)
+ *       except each thread's last, which blocks until the broker is dead and then returns its outcome, so its
+ *       END_TRANSACTION goes to a dead broker. Nothing may be stored before the kill. After the restart the checks
+ *       get the outcomes: the broker learns every decision from its back-check only.</li>
+ *   <li><b>Between END_TRANSACTION and its op marker:</b> {@code transactionOpBatchInterval} is 60 s, so the op
+ *       markers of the decided transactions are still in the broker's memory when it is killed (the test checks
+ *       that none is written yet). Every local transaction decides at once and checks answer truthfully. After
+ *       the restart the check may ask again about transactions already committed: the commit must not be stored a
+ *       second time.</li>
+ * </ul>
+ * Figures: transactions, committed, rolled back, checks answered UNKNOW before the kill, checks answered with an
+ * outcome (and how many repeated an earlier answer), op markers at the kill, duplicates, rollbacks stored, missing.
+ */
+class TransactionCrashTest {
+    private static final String TOPIC = "TxCrashTopic";
+    private static final int QUEUES = 4;
+    private static final int THREADS = 8;
+    private static final Map<String, String> CHECKS = Map.of("transactionTimeOut", "2000",
+        "transactionCheckInterval", "1000");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void killBetweenHalfSendAndEndTransactionCommitsEveryCommittedOnceAfterTheCheckAndNoRollback() throws Exception {
+        int total = Figures.scaled("transactions", 400);
+        long seed = Long.getLong("basalt.reliability.seed", System.nanoTime());
+        System.out.println("RELIABILITY transaction-crash-before-end seed=" + seed);
+        long started = System.nanoTime();
+        TransactionLedger ledger = new TransactionLedger(seed, 2.0 / 3);
+        try (BrokerProcess broker = BrokerProcess.create(dir, CHECKS);
+             HalfQueueProgress progress = new HalfQueueProgress(broker.address())) {
+            broker.start();
+            createTopic(broker);
+            TransactionMQProducer producer = ledger.producer(broker.address(), "pg-tx-crash-before-end");
+            try (TopicReader reader = new TopicReader(broker.address(), TOPIC, broker.brokerName(), QUEUES)) {
+                CountDownLatch lastOnesRunning = new CountDownLatch(THREADS);
+                CountDownLatch killed = new CountDownLatch(1);
+                AtomicLong failures = new AtomicLong();
+                List<Thread> senders = new ArrayList<>();
+                for (int t = 0; t < THREADS; t++) {
+                    int thread = t;
+                    Thread sender = new Thread(() -> {
+                        for (int i = thread; i < total; i += THREADS) {
+                            boolean last = i + THREADS >= total;
+                            TransactionLedger.Local local = last ? key -> {
+                                lastOnesRunning.countDown();
+                                killed.await(120, TimeUnit.SECONDS);
+                                return ledger.answer(key);
+                            } : key -> LocalTransactionState.UNKNOW;
+                            try {
+                                ledger.send(producer, TOPIC, "tx-" + i, local);
+                            } catch (Exception e) {
+                                failures.incrementAndGet();
+                                if (last) {
+                                    lastOnesRunning.countDown();
+                                }
+                            }
+                        }
+                    }, "tx-sender-" + t);
+                    sender.start();
+                    senders.add(sender);
+                }
+                assertTrue(lastOnesRunning.await(120, TimeUnit.SECONDS), "the senders' last local transactions started");
+                assertEquals(0, failures.get(), "half sends refused by a healthy broker");
+                ledger.stored(reader.readNew());
+                long storedBeforeKill = ledger.storedRecords();
+                long halfRecordsAtKill = progress.halfEnd();
+                long unknownBefore = ledger.unknownChecks();
+
+                broker.killHard();
+                killed.countDown();
+                for (Thread t : senders) {
+                    t.join(60_000);
+                }
+                ledger.reveal();
+                broker.start();
+                awaitEverythingDecided(ledger, reader, progress, broker);
+
+                Figures.of("transaction-crash-before-end").put("seed", seed).put("transactions", ledger.acknowledged())
+                    .put("committed", ledger.committed()).put("rolled-back", ledger.rolledBack())
+                    .put("half-records-at-kill", halfRecordsAtKill).put("stored-before-kill", storedBeforeKill)
+                    .put("checks-unknown-before-kill", unknownBefore)
+                    .put("checks-answered-after-restart", ledger.decisiveChecks())
+                    .put("checks-repeated-after-answer", ledger.repeatedDecisiveChecks())
+                    .put("duplicates", ledger.duplicates()).put("rollbacks-stored", ledger.storedRollbacks(1000).size())
+                    .put("missing", ledger.missingCommits().size())
+                    .put("seconds", (System.nanoTime() - started) / 1_000_000_000L).report();
+                assertEquals(0, storedBeforeKill, "transactions stored while every local transaction was undecided");
+                assertEquals(List.of(), ledger.neverAnsweredByACheck(20), "undecided at the kill, so only a check"
+                    + " after the restart can have decided them");
+                judge(ledger);
+            } finally {
+                TransactionLedger.shutdown(producer);
+            }
+            broker.stopGracefully();
+        }
+    }
+
+    @Test
+    void killBetweenEndTransactionAndItsOpMarkerStoresNoCommitTwice() throws Exception {
+        int total = Figures.scaled("transactions", 400);
+        long seed = Long.getLong("basalt.reliability.seed", System.nanoTime());
+        System.out.println("RELIABILITY transaction-crash-before-op-marker seed=" + seed);
+        long started = System.nanoTime();
+        TransactionLedger ledger = new TransactionLedger(seed, 2.0 / 3);
+        ledger.reveal();
+        Map<String, String> conf = new HashMap<>(CHECKS);
+        conf.put("transactionOpBatchInterval", "60000");
+        try (BrokerProcess broker = BrokerProcess.create(dir, conf);
+             HalfQueueProgress progress = new HalfQueueProgress(broker.address())) {
+            broker.start();
+            createTopic(broker);
+            TransactionMQProducer producer = ledger.producer(broker.address(), "pg-tx-crash-before-op");
+            try (TopicReader reader = new TopicReader(broker.address(), TOPIC, broker.brokerName(), QUEUES)) {
+                AtomicLong failures = new AtomicLong();
+                List<Thread> senders = new ArrayList<>();
+                for (int t = 0; t < THREADS; t++) {
+                    int thread = t;
+                    Thread sender = new Thread(() -> {
+                        for (int i = thread; i < total; i += THREADS) {
+                            try {
+                                ledger.send(producer, TOPIC, "tx-" + i, ledger::answer);
+                            } catch (Exception e) {
+                                failures.incrementAndGet();
+                            }
+                        }
+                    }, "tx-sender-" + t);
+                    sender.start();
+                    senders.add(sender);
+                }
+                for (Thread t : senders) {
+                    t.join(120_000);
+                }
+                assertEquals(0, failures.get(), "half sends refused by a healthy broker");
+                // the commits are acted on (stored in the topic) before the kill: END_TRANSACTION was served
+                await().atMost(ofSeconds(60)).pollInterval(ofMillis(50)).until(() -> {
+                    ledger.stored(reader.readNew());
+                    return ledger.allCommitsStored();
+                });
+                long opMarkersAtKill = progress.opMarkers();
+                long checksBeforeKill = ledger.decisiveChecks();
+                broker.killHard();
+                broker.start();
+                awaitEverythingDecided(ledger, reader, progress, broker);
+
+                Figures.of("transaction-crash-before-op-marker").put("seed", seed)
+                    .put("transactions", ledger.acknowledged()).put("committed", ledger.committed())
+                    .put("rolled-back", ledger.rolledBack()).put("op-markers-at-kill", opMarkersAtKill)
+                    .put("checks-before-kill", checksBeforeKill)
+                    .put("checks-answered-after-restart", ledger.decisiveChecks() - checksBeforeKill)
+                    .put("duplicates", ledger.duplicates()).put("rollbacks-stored", ledger.storedRollbacks(1000).size())
+                    .put("missing", ledger.missingCommits().size())
+                    .put("seconds", (System.nanoTime() - started) / 1_000_000_000L).report();
+                judge(ledger);
+                assertEquals(0, opMarkersAtKill, "op markers written before the kill (transactionOpBatchInterval=60000):"
+                    + " the kill did not fall between END_TRANSACTION and the markers");
+            } finally {
+                TransactionLedger.shutdown(producer);
+            }
+            broker.stopGracefully();
+        }
+    }
+
+    /**
+     * Reads the topic until every committed transaction is stored and the check scan has passed every half record,
+     * then 3 s more (a second copy of a commit, or a late rollback stored, would show).
+     */
+    static void awaitEverythingDecided(TransactionLedger ledger, TopicReader reader, HalfQueueProgress progress,
+                                       BrokerProcess broker) throws Exception {
+        try {
+            await().atMost(ofSeconds(120)).pollInterval(ofMillis(200)).ignoreExceptions().until(() -> {
+                ledger.stored(reader.readNew());
+                return ledger.allCommitsStored() && progress.unscanned() == 0;
+            });
+        } catch (RuntimeException e) {
+            throw new AssertionError("not decided after the restart: " + ledger.missingCommits().size()
+                + " commits missing (" + ledger.missingCommits().stream().limit(10).toList() + "), "
+                + progress.describe() + ", " + ledger.decisiveChecks() + " checks answered\n" + tail(broker.output()), e);
+        }
+        long end = System.currentTimeMillis() + 3000;
+        while (System.currentTimeMillis() < end) {
+            ledger.stored(reader.readNew());
+            Thread.sleep(100);
+        }
+    }
+
+    static void judge(TransactionLedger ledger) {
+        assertEquals(List.of(), ledger.missingCommits(), "committed, never stored");
+        assertEquals(List.of(), ledger.duplicatedCommits(20), "committed, stored more than once");
+        assertEquals(List.of(), ledger.storedRollbacks(20), "rolled back, yet stored in the topic");
+        assertEquals(0, ledger.damaged(), "records whose body is not their key");
+        assertEquals(0, ledger.strangers(), "records the producer never sent");
+        assertTrue(ledger.committed() > 0 && ledger.rolledBack() > 0, "both outcomes were tried");
+    }
+
+    private static String tail(String text) {
+        return text.length() <= 6000 ? text : text.substring(text.length() - 6000);
+    }
+
+    private static void createTopic(BrokerProcess broker) throws Exception {
+        DefaultMQAdminExt admin = new DefaultMQAdminExt(10_000);
+        admin.setNamesrvAddr(broker.address());
+        admin.setInstanceName(Clients.instanceName());
+        admin.start();
+        try {
+            admin.createAndUpdateTopicConfig(broker.address(), new TopicConfig(TOPIC, QUEUES, QUEUES, 6));
+        } finally {
+            admin.shutdown();
+        }
+    }
+}
