@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.rocketmq.client.producer.LocalTransactionState;
 import org.apache.rocketmq.client.producer.TransactionMQProducer;
@@ -76,6 +77,7 @@ class TransactionCrashTest {
                 CountDownLatch lastOnesRunning = new CountDownLatch(THREADS);
                 CountDownLatch killed = new CountDownLatch(1);
                 AtomicLong failures = new AtomicLong();
+                AtomicReference<Exception> firstFailure = new AtomicReference<>();
                 List<Thread> senders = new ArrayList<>();
                 for (int t = 0; t < THREADS; t++) {
                     int thread = t;
@@ -91,6 +93,7 @@ class TransactionCrashTest {
                                 ledger.send(producer, TOPIC, "tx-" + i, local);
                             } catch (Exception e) {
                                 failures.incrementAndGet();
+                                firstFailure.compareAndSet(null, e);
                                 if (last) {
                                     lastOnesRunning.countDown();
                                 }
@@ -101,7 +104,7 @@ class TransactionCrashTest {
                     senders.add(sender);
                 }
                 assertTrue(lastOnesRunning.await(120, TimeUnit.SECONDS), "the senders' last local transactions started");
-                assertEquals(0, failures.get(), "half sends refused by a healthy broker");
+                assertEquals(0, failures.get(), () -> "half sends refused by a healthy broker, the first: " + causes(firstFailure.get()));
                 ledger.stored(reader.readNew());
                 long storedBeforeKill = ledger.storedRecords();
                 long halfRecordsAtKill = progress.halfEnd();
@@ -153,6 +156,7 @@ class TransactionCrashTest {
             TransactionMQProducer producer = ledger.producer(broker.address(), "pg-tx-crash-before-op");
             try (TopicReader reader = new TopicReader(broker.address(), TOPIC, broker.brokerName(), QUEUES)) {
                 AtomicLong failures = new AtomicLong();
+                AtomicReference<Exception> firstFailure = new AtomicReference<>();
                 List<Thread> senders = new ArrayList<>();
                 for (int t = 0; t < THREADS; t++) {
                     int thread = t;
@@ -162,6 +166,7 @@ class TransactionCrashTest {
                                 ledger.send(producer, TOPIC, "tx-" + i, ledger::answer);
                             } catch (Exception e) {
                                 failures.incrementAndGet();
+                                firstFailure.compareAndSet(null, e);
                             }
                         }
                     }, "tx-sender-" + t);
@@ -171,7 +176,7 @@ class TransactionCrashTest {
                 for (Thread t : senders) {
                     t.join(120_000);
                 }
-                assertEquals(0, failures.get(), "half sends refused by a healthy broker");
+                assertEquals(0, failures.get(), () -> "half sends refused by a healthy broker, the first: " + causes(firstFailure.get()));
                 // the commits are acted on (stored in the topic) before the kill: END_TRANSACTION was served
                 await().atMost(ofSeconds(60)).pollInterval(ofMillis(50)).until(() -> {
                     ledger.stored(reader.readNew());
@@ -231,6 +236,15 @@ class TransactionCrashTest {
         assertEquals(0, ledger.damaged(), "records whose body is not their key");
         assertEquals(0, ledger.strangers(), "records the producer never sent");
         assertTrue(ledger.committed() > 0 && ledger.rolledBack() > 0, "both outcomes were tried");
+    }
+
+    /** An exception and its causes, one per line. */
+    static String causes(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            sb.append('\n').append(t);
+        }
+        return sb.toString();
     }
 
     private static String tail(String text) {
