@@ -52,6 +52,7 @@ public final class TransactionLedger implements TransactionListener {
     private final Map<String, AtomicLong> storedCopies = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> decisiveChecks = new ConcurrentHashMap<>();
     private final AtomicLong unknownChecks = new AtomicLong();
+    private final Set<String> checked = ConcurrentHashMap.newKeySet();
     private final AtomicLong strangerChecks = new AtomicLong();
     private final AtomicLong damaged = new AtomicLong();
     private final AtomicLong strangers = new AtomicLong();
@@ -129,6 +130,7 @@ public final class TransactionLedger implements TransactionListener {
             strangerChecks.incrementAndGet();
             return LocalTransactionState.UNKNOW;
         }
+        checked.add(msg.getKeys());
         if (!revealed) {
             unknownChecks.incrementAndGet();
             return LocalTransactionState.UNKNOW;
@@ -238,6 +240,11 @@ public final class TransactionLedger implements TransactionListener {
     /** Checks answered UNKNOW because the outcome was not revealed yet. */
     public long unknownChecks() {
         return unknownChecks.get();
+    }
+
+    /** Transactions the producers were asked about at least once. */
+    public long checkedTransactions() {
+        return checked.size();
     }
 
     /** Checks of messages the ledger never sent. */

@@ -40,8 +40,9 @@ import io.basalt.it.TransactionLedger;
  * <ul>
  *   <li><b>Between the half send and END_TRANSACTION:</b> every local transaction answers UNKNOW (and so do checks)
  *       except each thread's last, which blocks until the broker is dead and then returns its outcome, so its
- *       END_TRANSACTION goes to a dead broker. Nothing may be stored before the kill. After the restart the checks
- *       get the outcomes: the broker learns every decision from its back-check only.</li>
+ *       END_TRANSACTION goes to a dead broker. The kill comes once the broker has checked every transaction (each
+ *       answered UNKNOW), so the half queue holds check copies too. Nothing may be stored before the kill. After
+ *       the restart the checks get the outcomes: the broker learns every decision from its back-check only.</li>
  *   <li><b>Between END_TRANSACTION and its op marker:</b> {@code transactionOpBatchInterval} is 60 s, so the op
  *       markers of the decided transactions are still in the broker's memory when it is killed (the test checks
  *       that none is written yet). Every local transaction decides at once and checks answer truthfully. After
@@ -105,6 +106,9 @@ class TransactionCrashTest {
                 }
                 assertTrue(lastOnesRunning.await(120, TimeUnit.SECONDS), "the senders' last local transactions started");
                 assertEquals(0, failures.get(), () -> "half sends refused by a healthy broker, the first: " + causes(firstFailure.get()));
+                // the broker asks about every one before it dies (answered UNKNOW), so the kill also leaves check copies
+                await().atMost(ofSeconds(60)).pollInterval(ofMillis(100))
+                    .until(() -> ledger.checkedTransactions() == total);
                 ledger.stored(reader.readNew());
                 long storedBeforeKill = ledger.storedRecords();
                 long halfRecordsAtKill = progress.halfEnd();
