@@ -28,8 +28,8 @@ import org.apache.rocketmq.common.message.MessageExt;
  * <ul>
  *   <li>{@code executeLocalTransaction} does what the send asked ({@link Local}: answer at once, answer UNKNOW,
  *       block until the broker is killed, ...);</li>
- *   <li>{@code checkLocalTransaction} answers the outcome once the test has {@link #reveal() revealed} it, and
- *       UNKNOW before (as far as the broker can tell the local transaction is still running). Every check is
+ *   <li>{@code checkLocalTransaction} answers the outcome once the local transaction has {@link #answer stated}
+ *       it or the test has {@link #reveal() revealed} every outcome, and UNKNOW before (as far as the broker can tell the local transaction is still running). Every check is
  *       counted.</li>
  * </ul>
  * Records read from the real topic ({@link #stored}) are counted per key, so the test can judge: every committed,
@@ -53,6 +53,7 @@ public final class TransactionLedger implements TransactionListener {
     private final Map<String, AtomicLong> decisiveChecks = new ConcurrentHashMap<>();
     private final AtomicLong unknownChecks = new AtomicLong();
     private final Set<String> checked = ConcurrentHashMap.newKeySet();
+    private final Set<String> revealedKeys = ConcurrentHashMap.newKeySet();
     private final AtomicLong strangerChecks = new AtomicLong();
     private final AtomicLong damaged = new AtomicLong();
     private final AtomicLong strangers = new AtomicLong();
@@ -131,7 +132,7 @@ public final class TransactionLedger implements TransactionListener {
             return LocalTransactionState.UNKNOW;
         }
         checked.add(msg.getKeys());
-        if (!revealed) {
+        if (!revealed && !revealedKeys.contains(msg.getKeys())) {
             unknownChecks.incrementAndGet();
             return LocalTransactionState.UNKNOW;
         }
@@ -144,8 +145,12 @@ public final class TransactionLedger implements TransactionListener {
         revealed = true;
     }
 
-    /** The outcome of {@code key} as the producer states it: a {@link Local} that decides at once. */
+    /**
+     * The outcome of {@code key} as the producer states it, from now on also to checks: a {@link Local} that
+     * decides at once.
+     */
     public LocalTransactionState answer(String key) {
+        revealedKeys.add(key);
         return state(outcomes.get(key));
     }
 

@@ -11,8 +11,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -48,6 +50,13 @@ import io.basalt.it.TransactionLedger;
  *       that none is written yet). Every local transaction decides at once and checks answer truthfully. After
  *       the restart the check may ask again about transactions already committed: the commit must not be stored a
  *       second time.</li>
+ * </ul>
+ * <ul>
+ *   <li><b>At random points:</b> {@code basalt.reliability.transactionCrashCycles} (CI: 4) kills, each after a
+ *       seeded random number (100–500) of further acknowledged half sends, while 8 threads keep sending: a third of
+ *       the local transactions decide at once, a third after up to 50 ms, a third stay UNKNOW until every outcome is
+ *       revealed at the end; op markers are batched as RocketMQ's default (3 s). So kills fall between half sends
+ *       and END_TRANSACTION, between END_TRANSACTION and its marker, and among checks and their copies.</li>
  * </ul>
  * Figures: transactions, committed, rolled back, checks answered UNKNOW before the kill, checks answered with an
  * outcome (and how many repeated an earlier answer), op markers at the kill, duplicates, rollbacks stored, missing.
@@ -204,6 +213,89 @@ class TransactionCrashTest {
                 assertEquals(0, opMarkersAtKill, "op markers written before the kill (transactionOpBatchInterval=60000):"
                     + " the kill did not fall between END_TRANSACTION and the markers");
             } finally {
+                TransactionLedger.shutdown(producer);
+            }
+            broker.stopGracefully();
+        }
+    }
+
+    @Test
+    void killsAtRandomPointsOfManyTransactionsLoseNoCommitDuplicateNoneAndStoreNoRollback() throws Exception {
+        int cycles = Figures.scaled("transactionCrashCycles", 4);
+        long seed = Long.getLong("basalt.reliability.seed", System.nanoTime());
+        System.out.println("RELIABILITY transaction-crash-loop seed=" + seed);
+        long started = System.nanoTime();
+        Random random = new Random(seed);
+        TransactionLedger ledger = new TransactionLedger(seed, 2.0 / 3);
+        try (BrokerProcess broker = BrokerProcess.create(dir, CHECKS);
+             HalfQueueProgress progress = new HalfQueueProgress(broker.address())) {
+            broker.start();
+            createTopic(broker);
+            TransactionMQProducer producer = ledger.producer(broker.address(), "pg-tx-crash-loop");
+            AtomicBoolean sending = new AtomicBoolean(true);
+            AtomicLong next = new AtomicLong();
+            AtomicLong refused = new AtomicLong();
+            List<Thread> senders = new ArrayList<>();
+            try (TopicReader reader = new TopicReader(broker.address(), TOPIC, broker.brokerName(), QUEUES)) {
+                for (int t = 0; t < THREADS; t++) {
+                    Random mine = new Random(seed + t + 1);
+                    Thread sender = new Thread(() -> {
+                        while (sending.get()) {
+                            String key = "tx-" + next.getAndIncrement();
+                            // a third decide at once, a third stay UNKNOW until the end, a third take a while
+                            int kind = mine.nextInt(3);
+                            int delayMs = mine.nextInt(50);
+                            TransactionLedger.Local local;
+                            if (kind == 0) {
+                                local = ledger::answer;
+                            } else if (kind == 1) {
+                                local = k -> LocalTransactionState.UNKNOW;
+                            } else {
+                                local = k -> {
+                                    Thread.sleep(delayMs);
+                                    return ledger.answer(k);
+                                };
+                            }
+                            try {
+                                ledger.send(producer, TOPIC, key, local);
+                            } catch (Exception brokerAway) {
+                                refused.incrementAndGet();
+                                try {
+                                    Thread.sleep(100);
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                            }
+                        }
+                    }, "tx-sender-" + t);
+                    sender.start();
+                    senders.add(sender);
+                }
+                for (int cycle = 0; cycle < cycles; cycle++) {
+                    long target = ledger.acknowledged() + 100 + random.nextInt(400);
+                    await().atMost(ofSeconds(120)).pollInterval(ofMillis(5)).until(() -> ledger.acknowledged() >= target);
+                    broker.killHard();
+                    broker.start();
+                    ledger.stored(reader.readNew());
+                }
+                sending.set(false);
+                for (Thread t : senders) {
+                    t.join(60_000);
+                }
+                ledger.reveal();
+                awaitEverythingDecided(ledger, reader, progress, broker);
+
+                Figures.of("transaction-crash-loop").put("seed", seed).put("cycles", cycles)
+                    .put("transactions", ledger.acknowledged()).put("refused-sends", refused.get())
+                    .put("committed", ledger.committed()).put("rolled-back", ledger.rolledBack())
+                    .put("checks-answered", ledger.decisiveChecks())
+                    .put("checks-repeated-after-answer", ledger.repeatedDecisiveChecks())
+                    .put("duplicates", ledger.duplicates()).put("rollbacks-stored", ledger.storedRollbacks(1000).size())
+                    .put("missing", ledger.missingCommits().size())
+                    .put("seconds", (System.nanoTime() - started) / 1_000_000_000L).report();
+                judge(ledger);
+            } finally {
+                sending.set(false);
                 TransactionLedger.shutdown(producer);
             }
             broker.stopGracefully();
