@@ -4,9 +4,11 @@ import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofSeconds;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +91,12 @@ class TransactionStoreMoveTest {
         try (StoreSide rocketMq = StoreSide.rocketMq(dir, "rocketmq", nameServer, NO_CHECK);
              StoreSide basalt = StoreSide.basalt(dir, BASALT_CHECKS)) {
             move(rocketMq, basalt);
+            // the start-up inspection reports what the check service then resolved, as information
+            String found = Files.readString(dir.resolve("basalt/logs/broker.log")).lines()
+                .filter(l -> l.contains("StoreOpeningInspection")).toList().toString();
+            assertTrue(found.contains("INFO") && found.contains(TRANSACTIONS + " undecided transactions in"
+                + " RMQ_SYS_TRANS_HALF_TOPIC"), found);
+            assertFalse(found.contains("WARN"), found);
         }
     }
 
