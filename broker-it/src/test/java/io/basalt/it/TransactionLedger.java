@@ -49,6 +49,8 @@ public final class TransactionLedger implements TransactionListener {
     private final double commitShare;
     private final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
     private final Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+    /** The half-queue offset the broker answered for each acknowledged half send. */
+    private final Map<String, Long> halfOffsets = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> storedCopies = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> decisiveChecks = new ConcurrentHashMap<>();
     private final AtomicLong unknownChecks = new AtomicLong();
@@ -108,6 +110,7 @@ public final class TransactionLedger implements TransactionListener {
         if (result.getSendStatus() != SendStatus.SEND_OK) {
             throw new IllegalStateException("half send of " + key + " answered " + result);
         }
+        halfOffsets.put(key, result.getQueueOffset());
         acknowledged.add(key);
         return result;
     }
@@ -230,6 +233,16 @@ public final class TransactionLedger implements TransactionListener {
     public List<String> neverAnsweredByACheck(int limit) {
         return outcomes.keySet().stream().filter(acknowledged::contains).filter(k -> !decisiveChecks.containsKey(k))
             .sorted().limit(limit).toList();
+    }
+
+    /** The half-queue offset of {@code key}'s half message, -1 when its send was not acknowledged. */
+    public long halfQueueOffset(String key) {
+        return halfOffsets.getOrDefault(key, -1L);
+    }
+
+    /** Acknowledged transactions of {@code outcome} whose check no producer ever answered. */
+    public List<String> neverAnsweredByACheck(Outcome outcome, int limit) {
+        return keys(outcome, true).stream().filter(k -> !decisiveChecks.containsKey(k)).limit(limit).toList();
     }
 
     /** Checks answered with an outcome, over all transactions. */

@@ -23,6 +23,7 @@ import org.apache.rocketmq.client.producer.TransactionMQProducer;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.basalt.it.BrokerProcess;
@@ -49,7 +50,9 @@ import io.basalt.it.TransactionLedger;
  *       markers of the decided transactions are still in the broker's memory when it is killed (the test checks
  *       that none is written yet). Every local transaction decides at once and checks answer truthfully. After
  *       the restart the check may ask again about transactions already committed: the commit must not be stored a
- *       second time.</li>
+ *       second time. A rollback, whose only trace was its lost marker, must be asked again unless the check scan's
+ *       offset (which moves past decided half messages and is persisted in consumerOffset.json) had passed it
+ *       before the kill.</li>
  * </ul>
  * <ul>
  *   <li><b>At random points:</b> {@code basalt.reliability.transactionCrashCycles} (CI: 4) kills, each after a
@@ -68,7 +71,8 @@ class TransactionCrashTest {
     private static final Map<String, String> CHECKS = Map.of("transactionTimeOut", "2000",
         "transactionCheckInterval", "1000");
 
-    @TempDir
+    /** Kept when a test fails: the broker's logs and store are the evidence. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
     @Test
@@ -196,14 +200,19 @@ class TransactionCrashTest {
                     return ledger.allCommitsStored();
                 });
                 long opMarkersAtKill = progress.opMarkers();
+                long scanAtKill = progress.scanOffset();
                 long checksBeforeKill = ledger.decisiveChecks();
                 broker.killHard();
                 broker.start();
                 awaitEverythingDecided(ledger, reader, progress, broker);
 
+                List<String> unaskedRollbacks = ledger.neverAnsweredByACheck(TransactionLedger.Outcome.ROLLBACK,
+                    Integer.MAX_VALUE);
                 Figures.of("transaction-crash-before-op-marker").put("seed", seed)
                     .put("transactions", ledger.acknowledged()).put("committed", ledger.committed())
                     .put("rolled-back", ledger.rolledBack()).put("op-markers-at-kill", opMarkersAtKill)
+                    .put("scan-offset-at-kill", scanAtKill)
+                    .put("rollbacks-not-asked-again-scan-passed", unaskedRollbacks.size())
                     .put("checks-before-kill", checksBeforeKill)
                     .put("checks-answered-after-restart", ledger.decisiveChecks() - checksBeforeKill)
                     .put("duplicates", ledger.duplicates()).put("rollbacks-stored", ledger.storedRollbacks(1000).size())
@@ -212,6 +221,11 @@ class TransactionCrashTest {
                 judge(ledger);
                 assertEquals(0, opMarkersAtKill, "op markers written before the kill (transactionOpBatchInterval=60000):"
                     + " the kill did not fall between END_TRANSACTION and the markers");
+                // A rollback leaves nothing but its marker, which the kill lost; it is durably decided only if the
+                // scan's committed offset passed it before the kill. Any other must be asked again.
+                assertEquals(List.of(), unaskedRollbacks.stream().filter(k -> ledger.halfQueueOffset(k) >= scanAtKill)
+                    .limit(20).toList(), "rolled back before the kill, its marker lost and the scan offset (" + scanAtKill
+                    + ") not past it, yet not asked again after the restart (" + progress.describe() + ")");
             } finally {
                 TransactionLedger.shutdown(producer);
             }
