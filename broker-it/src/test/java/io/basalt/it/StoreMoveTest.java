@@ -6,15 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
-import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
-import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,106 +58,18 @@ class StoreMoveTest {
         nameServer.close();
     }
 
-    /** One of the two brokers on the shared store. */
-    private interface Side extends AutoCloseable {
-        void start() throws Exception;
-
-        /** What clients put in namesrvAddr to reach this broker. */
-        String namesrvAddr();
-
-        String brokerAddr();
-
-        void stopGracefully() throws Exception;
-
-        String describe() throws Exception;
-
-        @Override
-        void close() throws Exception;
-    }
-
-    private Side basalt() throws Exception {
-        BrokerProcess broker = BrokerProcess.create(dir.resolve("basalt"), SETTINGS);
-        return new Side() {
-            @Override
-            public void start() throws Exception {
-                broker.start();
-            }
-
-            @Override
-            public String namesrvAddr() {
-                return broker.address();
-            }
-
-            @Override
-            public String brokerAddr() {
-                return broker.address();
-            }
-
-            @Override
-            public void stopGracefully() throws Exception {
-                broker.stopGracefully();
-            }
-
-            @Override
-            public String describe() throws Exception {
-                return "Basalt broker output:\n" + broker.output();
-            }
-
-            @Override
-            public void close() throws Exception {
-                broker.close();
-            }
-        };
+    private StoreSide basalt() throws Exception {
+        return StoreSide.basalt(dir, SETTINGS);
     }
 
     /** The real RocketMQ broker keeping its store where the Basalt broker of {@link #basalt()} keeps it. */
-    private Side rocketMq() throws Exception {
-        return rocketMq("rocketmq");
-    }
-
-    private Side rocketMq(String name) throws Exception {
-        Path store = dir.resolve("basalt/store");
-        Map<String, String> conf = new HashMap<>(SETTINGS);
-        // RocketMQ's name-server registration period is 30 s; the consumer must find the broker's topics soon
-        conf.put("registerNameServerPeriod", "10000");
-        RocketMqBrokerProcess broker = RocketMqBrokerProcess.create(dir.resolve(name), store, nameServer.address(), conf);
-        return new Side() {
-            @Override
-            public void start() throws Exception {
-                broker.start();
-            }
-
-            @Override
-            public String namesrvAddr() {
-                return nameServer.address();
-            }
-
-            @Override
-            public String brokerAddr() {
-                return broker.address();
-            }
-
-            @Override
-            public void stopGracefully() throws Exception {
-                broker.stopGracefully();
-            }
-
-            @Override
-            public String describe() throws Exception {
-                return "RocketMQ broker output:\n" + broker.output() + "\nRocketMQ broker.log (tail):\n"
-                    + tail(broker.brokerLog(), 6000);
-            }
-
-            @Override
-            public void close() throws Exception {
-                broker.close();
-            }
-        };
+    private StoreSide rocketMq() throws Exception {
+        return StoreSide.rocketMq(dir, "rocketmq", nameServer, SETTINGS);
     }
 
     @Test
     void pendingDelayedAndTimerMessagesOfARocketMqStoreAreDeliveredByBasalt() throws Exception {
-        try (Side rocketMq = rocketMq(); Side basalt = basalt()) {
+        try (StoreSide rocketMq = rocketMq(); StoreSide basalt = basalt()) {
             // RocketMQ takes 10-15 s to stop (its store alone sleeps 3 s), and a delayed message falling due while
             // it stops is lost by RocketMQ itself (its put fails and 5.2.0 moves past it): levels of 25 and 30 s
             move(rocketMq, basalt, 4, 25_000);
@@ -169,7 +78,7 @@ class StoreMoveTest {
 
     @Test
     void pendingDelayedAndTimerMessagesOfABasaltStoreAreDeliveredByRocketMq() throws Exception {
-        try (Side basalt = basalt(); Side rocketMq = rocketMq()) {
+        try (StoreSide basalt = basalt(); StoreSide rocketMq = rocketMq()) {
             move(basalt, rocketMq, 2, 15_000);
         }
     }
@@ -178,13 +87,13 @@ class StoreMoveTest {
      * Sends to {@code first}, moves the store to {@code second}; pending are levels {@code level} and
      * {@code level + 1} (of {@code dueMs} and {@code dueMs} + 5 s) and timers due {@code dueMs} + 1..3 s.
      */
-    private void move(Side first, Side second, int level, long dueMs) throws Exception {
+    private void move(StoreSide first, StoreSide second, int level, long dueMs) throws Exception {
         DueMessages delivered = new DueMessages(TOPIC);
         DueMessages pending = new DueMessages(TOPIC);
         long stopped;
         try {
             first.start();
-            createTopic(first);
+            first.createTopic(TOPIC, 4);
             DefaultMQProducer producer = producer(first);
             try {
                 long t0 = System.currentTimeMillis();
@@ -260,27 +169,7 @@ class StoreMoveTest {
         assertTrue(pending.all().size() == 5 * PER_KIND && delivered.all().size() == PER_KIND);
     }
 
-    private static void createTopic(Side side) throws Exception {
-        DefaultMQAdminExt admin = new DefaultMQAdminExt(10_000);
-        admin.setNamesrvAddr(side.namesrvAddr());
-        admin.setInstanceName(Clients.instanceName());
-        admin.start();
-        try {
-            // a broker just started on a loaded machine may answer its first admin request late
-            await().atMost(Duration.ofSeconds(40)).ignoreExceptions()
-                .until(() -> {
-                    admin.createAndUpdateTopicConfig(side.brokerAddr(), new TopicConfig(TOPIC, 4, 4, 6));
-                    return true;
-                });
-            // the route reaches the name server with the broker's next registration
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                .until(() -> !admin.examineTopicRouteInfo(TOPIC).getQueueDatas().isEmpty());
-        } finally {
-            admin.shutdown();
-        }
-    }
-
-    private static DefaultMQProducer producer(Side side) throws Exception {
+    private static DefaultMQProducer producer(StoreSide side) throws Exception {
         DefaultMQProducer p = new DefaultMQProducer("pg-store-move");
         p.setNamesrvAddr(side.namesrvAddr());
         p.setInstanceName(Clients.instanceName());
@@ -290,7 +179,7 @@ class StoreMoveTest {
         return p;
     }
 
-    private static DefaultLitePullConsumer consumer(Side side, String group) throws Exception {
+    private static DefaultLitePullConsumer consumer(StoreSide side, String group) throws Exception {
         DefaultLitePullConsumer c = new DefaultLitePullConsumer(group);
         c.setNamesrvAddr(side.namesrvAddr());
         c.setInstanceName(Clients.instanceName());
@@ -300,9 +189,5 @@ class StoreMoveTest {
         c.subscribe(TOPIC, "*");
         c.start();
         return c;
-    }
-
-    private static String tail(String text, int chars) {
-        return text.length() <= chars ? text : text.substring(text.length() - chars);
     }
 }

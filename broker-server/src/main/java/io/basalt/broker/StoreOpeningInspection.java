@@ -2,6 +2,8 @@ package io.basalt.broker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.transaction.TransactionalMessages;
+import io.basalt.store.MessageProperties;
 import io.basalt.store.MessageStore;
 import io.basalt.store.StoredMessage;
 import java.io.IOException;
@@ -12,9 +14,12 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -22,36 +27,49 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Looks, once the store is loaded, for RocketMQ state in the store directory that Basalt does not serve
- * yet, and logs one WARN per kind with how much there is and what happens to it: undecided half
- * (transaction) messages, timer messages while {@code timerWheelEnable=false} (the wheel delivers them
- * otherwise), POP revive records, a RocksDB consume queue (pending delay-level messages are delivered by
- * the schedule service, so they are no finding). Nothing is changed or deleted; the warnings come back at every start until the feature that
- * serves the state exists. Read-only: it reads the store's queues and records through {@link MessageStore},
- * the consumer offsets, and the files RocketMQ leaves (layouts: {@code scheduled-and-transactional}
- * reference §2.4, §4.2, §4.6; POP §1.8).
+ * Looks, once the store is loaded, at RocketMQ state in the store directory and logs one line per kind with how
+ * much there is and what happens to it. State Basalt does not serve yet gets a WARN: timer messages while
+ * {@code timerWheelEnable=false} (the wheel delivers them otherwise), POP revive records, a RocksDB consume queue;
+ * nothing is changed or deleted, and the warnings come back at every start until the feature that serves the
+ * state exists. Pending half (transaction) messages are served, by the transaction check service, so they get an
+ * INFO line only: how many transactions are undecided and how old the oldest is, which says what the first check
+ * scans will ask producers about. Pending delay-level messages are delivered by the schedule service and are no
+ * finding. Read-only: it reads the store's queues and records through {@link MessageStore}, the consumer offsets,
+ * and the files RocketMQ leaves (layouts: {@code scheduled-and-transactional} reference §2.4, §4.2, §4.6; POP §1.8).
  *
  * <p>Runs once on the start-up thread, after {@link MessageStore#load()} and before anything is served.
  */
 final class StoreOpeningInspection {
     private static final Logger log = LoggerFactory.getLogger(StoreOpeningInspection.class);
 
-    static final String HALF_TOPIC = "RMQ_SYS_TRANS_HALF_TOPIC";
-    static final String OP_HALF_TOPIC = "RMQ_SYS_TRANS_OP_HALF_TOPIC";
-    static final String TRANSACTION_GROUP = "CID_RMQ_SYS_TRANS";
+    static final String HALF_TOPIC = TransactionalMessages.HALF_TOPIC;
+    static final String OP_HALF_TOPIC = TransactionalMessages.OP_HALF_TOPIC;
+    static final String TRANSACTION_GROUP = TransactionalMessages.SCAN_GROUP;
     static final String TIMER_TOPIC = "rmq_sys_wheel_timer";
     static final String REVIVE_TOPIC_PREFIX = "rmq_sys_REVIVE_LOG_";
     static final String REVIVE_GROUP = "CID_RMQ_SYS_REVIVE_GROUP";
     /** Op markers read at most per half queue: bounds the start-up cost; beyond it the estimate counts them as undecided. */
     static final int MAX_OP_MARKERS_READ = 100_000;
+    /** Half records read at most per half queue (same bound); the ones beyond count as one transaction each. */
+    static final int MAX_HALF_RECORDS_READ = 100_000;
     /** {@code config/timercheck}: lastTimerQueueOffset, the next rmq_sys_wheel_timer offset not yet in the wheel. */
     private static final int TIMERCHECK_QUEUE_OFFSET_POSITION = 16;
 
-    /** The kinds of state, one WARN each. */
+    /** The kinds of state, one line each. */
     enum Kind { HALF, TIMER, POP, ROCKSDB }
 
-    /** One kind of unserved state: how much, and the WARN line that says it. */
-    record Finding(Kind kind, long count, String message) {
+    /**
+     * One kind of state: how much, the line that says it, and whether it is a warning (state Basalt does not serve,
+     * or could not inspect) or information (state Basalt serves).
+     */
+    record Finding(Kind kind, long count, String message, boolean warning) {
+        static Finding warning(Kind kind, long count, String message) {
+            return new Finding(kind, count, message, true);
+        }
+
+        static Finding info(Kind kind, long count, String message) {
+            return new Finding(kind, count, message, false);
+        }
     }
 
     private final Path storeRoot;
@@ -64,14 +82,18 @@ final class StoreOpeningInspection {
         this.offsets = offsets;
     }
 
-    /** Inspects and logs one WARN per finding. */
+    /** Inspects and logs one line per finding: WARN for unserved state, INFO for pending state Basalt serves. */
     void logFindings() {
         for (Finding f : inspect()) {
-            log.warn(f.message());
+            if (f.warning()) {
+                log.warn(f.message());
+            } else {
+                log.info(f.message());
+            }
         }
     }
 
-    /** What the store holds that Basalt does not serve; a kind with nothing pending is left out. */
+    /** What the store holds pending, by kind; a kind with nothing pending is left out. */
     List<Finding> inspect() {
         List<Finding> found = new ArrayList<>();
         for (Kind kind : Kind.values()) {
@@ -85,8 +107,8 @@ final class StoreOpeningInspection {
                 f.ifPresent(found::add);
             } catch (IOException e) {
                 // the inspection only informs: an unreadable file of a feature Basalt does not serve must not stop it
-                found.add(new Finding(kind, -1, "Could not inspect the store for RocketMQ " + kind.name().toLowerCase()
-                    + " state Basalt does not serve: " + e.getMessage()));
+                found.add(Finding.warning(kind, -1, "Could not inspect the store for pending RocketMQ "
+                    + kind.name().toLowerCase() + " state: " + e.getMessage()));
             }
         }
         return found;
@@ -127,48 +149,91 @@ final class StoreOpeningInspection {
     }
 
     /**
-     * Half messages from CID_RMQ_SYS_TRANS's check offset on whose offsets no op marker (from the op
-     * offset on, at most {@link #MAX_OP_MARKERS_READ}) names: an estimate, since every check appends a
-     * copy of a half message that counts again and markers beyond the cap are not read.
+     * Undecided transactions: the half records from CID_RMQ_SYS_TRANS's check offset on (at most
+     * {@link #MAX_HALF_RECORDS_READ}), grouped by transaction id (a check copy is the same transaction as its
+     * original), less every transaction one of whose records an op marker (from the op offset on, at most
+     * {@link #MAX_OP_MARKERS_READ}) names; and the oldest born time among them. Records beyond the read bound count
+     * as one transaction each. A commit whose op marker a crash lost still counts here: the check service finds its
+     * committed record and does not deliver it again.
      */
     private Optional<Finding> half() throws IOException {
         long pending = 0;
+        long oldestBorn = Long.MAX_VALUE;
         for (int queueId : queueIds(HALF_TOPIC)) {
             long from = consumedUpTo(HALF_TOPIC, queueId, offsets.queryOffset(TRANSACTION_GROUP, HALF_TOPIC, queueId));
             long to = store.getMaxOffsetInQueue(HALF_TOPIC, queueId);
             if (to <= from) {
                 continue;
             }
-            Set<Long> decided = new HashSet<>();
-            long opFrom = consumedUpTo(OP_HALF_TOPIC, queueId, offsets.queryOffset(TRANSACTION_GROUP, OP_HALF_TOPIC, queueId));
-            long opTo = Math.min(store.getMaxOffsetInQueue(OP_HALF_TOPIC, queueId), opFrom + MAX_OP_MARKERS_READ);
-            for (long op = opFrom; op < opTo; op++) {
-                long physicalOffset = store.getCommitLogOffsetInQueue(OP_HALF_TOPIC, queueId, op);
-                StoredMessage marker = physicalOffset < 0 ? null : store.lookMessageByOffset(physicalOffset);
-                if (marker == null) {
+            Set<Long> marked = markedDone(queueId, from, to);
+            long readTo = Math.min(to, from + MAX_HALF_RECORDS_READ);
+            Map<String, Long> undecidedBorn = new HashMap<>();
+            Set<String> decided = new HashSet<>();
+            for (long offset = from; offset < readTo; offset++) {
+                long physicalOffset = store.getCommitLogOffsetInQueue(HALF_TOPIC, queueId, offset);
+                StoredMessage half = physicalOffset < 0 ? null : store.lookMessageByOffset(physicalOffset);
+                if (half == null) {
                     continue;
                 }
-                // 5.x: "17,18,21,"; 4.9: "17"
-                for (String s : new String(marker.body(), StandardCharsets.UTF_8).split(",")) {
-                    try {
-                        long halfOffset = Long.parseLong(s.trim());
-                        if (halfOffset >= from && halfOffset < to) {
-                            decided.add(halfOffset);
-                        }
-                    } catch (NumberFormatException e) {
-                        // not an offset; RocketMQ skips it too
-                    }
+                String transaction = transactionOf(half, offset);
+                if (marked.contains(offset)) {
+                    decided.add(transaction);
+                } else {
+                    undecidedBorn.merge(transaction, half.bornTimestamp(), Math::min);
                 }
             }
-            pending += to - from - decided.size();
+            undecidedBorn.keySet().removeAll(decided);
+            pending += undecidedBorn.size() + (to - readTo);
+            for (long born : undecidedBorn.values()) {
+                oldestBorn = Math.min(oldestBorn, born);
+            }
         }
         if (pending <= 0) {
             return Optional.empty();
         }
-        return Optional.of(new Finding(Kind.HALF, pending, "About " + pending + " half (prepared) transaction messages"
-            + " pending in " + HALF_TOPIC + " (an estimate: entries beyond " + TRANSACTION_GROUP + "'s check offset that no "
-            + OP_HALF_TOPIC + " marker decides; check copies count again): Basalt does not check transactions yet; they"
-            + " stay stored, are neither committed nor rolled back, and their producers get no CHECK_TRANSACTION_STATE"));
+        String oldest = oldestBorn == Long.MAX_VALUE ? "" : ", the oldest born "
+            + Math.max(0, (System.currentTimeMillis() - oldestBorn) / 1000) + " s ago (" + Instant.ofEpochMilli(oldestBorn) + ")";
+        return Optional.of(Finding.info(Kind.HALF, pending, pending + " undecided transactions in " + HALF_TOPIC
+            + " (half records beyond " + TRANSACTION_GROUP + "'s check offset that no " + OP_HALF_TOPIC
+            + " marker decides, check copies counted once)" + oldest + ": the transaction check service asks their"
+            + " producer groups (CHECK_TRANSACTION_STATE) once they are transactionTimeOut old, every"
+            + " transactionCheckInterval, and commits or rolls back as they answer"));
+    }
+
+    /** The half offsets in [{@code from}, {@code to}) that an op marker of {@code queueId} from the op offset on names. */
+    private Set<Long> markedDone(int queueId, long from, long to) {
+        Set<Long> marked = new HashSet<>();
+        long opFrom = consumedUpTo(OP_HALF_TOPIC, queueId, offsets.queryOffset(TRANSACTION_GROUP, OP_HALF_TOPIC, queueId));
+        long opTo = Math.min(store.getMaxOffsetInQueue(OP_HALF_TOPIC, queueId), opFrom + MAX_OP_MARKERS_READ);
+        for (long op = opFrom; op < opTo; op++) {
+            long physicalOffset = store.getCommitLogOffsetInQueue(OP_HALF_TOPIC, queueId, op);
+            StoredMessage marker = physicalOffset < 0 ? null : store.lookMessageByOffset(physicalOffset);
+            if (marker == null) {
+                continue;
+            }
+            // 5.x: "17,18,21,"; 4.9: "17"
+            for (String s : new String(marker.body(), StandardCharsets.UTF_8).split(",")) {
+                try {
+                    long halfOffset = Long.parseLong(s.trim());
+                    if (halfOffset >= from && halfOffset < to) {
+                        marked.add(halfOffset);
+                    }
+                } catch (NumberFormatException e) {
+                    // not an offset; RocketMQ skips it too
+                }
+            }
+        }
+        return marked;
+    }
+
+    /** The transaction a half record (or a check copy of it) belongs to: its transaction id, else its own offset. */
+    private static String transactionOf(StoredMessage half, long offset) {
+        Map<String, String> properties = half.propertyMap();
+        String id = properties.get(TransactionalMessages.PROPERTY_TRANSACTION_ID);
+        if (id == null) {
+            id = properties.get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX);
+        }
+        return id != null ? id : "@" + offset;
     }
 
     /**
@@ -202,7 +267,7 @@ final class StoreOpeningInspection {
         if (pending == 0) {
             return Optional.empty();
         }
-        return Optional.of(new Finding(Kind.TIMER, pending, pending + " timer messages pending (" + inWheel
+        return Optional.of(Finding.warning(Kind.TIMER, pending, pending + " timer messages pending (" + inWheel
             + " in the timer wheel per config/timermetrics, " + notEnqueued + " in " + TIMER_TOPIC
             + " not yet enqueued per config/timercheck) and timerWheelEnable=false: they stay stuck in " + TIMER_TOPIC
             + " and are not delivered until the broker starts with timerWheelEnable=true; timerwheel and timerlog/ are"
@@ -245,7 +310,7 @@ final class StoreOpeningInspection {
         if (pending == 0) {
             return Optional.empty();
         }
-        return Optional.of(new Finding(Kind.POP, pending, pending + " POP revive records (checkpoints and acks) in "
+        return Optional.of(Finding.warning(Kind.POP, pending, pending + " POP revive records (checkpoints and acks) in "
             + reviveTopics + " beyond " + REVIVE_GROUP + "'s revive offset: Basalt does not serve POP yet; messages popped"
             + " and not acked are not revived (delivered again), and the records stay stored"));
     }
@@ -268,7 +333,7 @@ final class StoreOpeningInspection {
         if (files == 0) {
             return Optional.empty();
         }
-        return Optional.of(new Finding(Kind.ROCKSDB, files, "consumequeue/ holds a RocksDB consume queue (" + files
+        return Optional.of(Finding.warning(Kind.ROCKSDB, files, "consumequeue/ holds a RocksDB consume queue (" + files
             + " RocksDB files, storeType=defaultRocksDB): Basalt reads only file consume queues; it leaves these files"
             + " alone and builds file consume queues from the CommitLog, so what the CommitLog still holds is served"
             + " from those"));

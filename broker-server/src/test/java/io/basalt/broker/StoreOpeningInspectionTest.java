@@ -2,6 +2,7 @@ package io.basalt.broker;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.broker.StoreOpeningInspection.Finding;
@@ -26,7 +27,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Each kind of RocketMQ state Basalt does not serve, found in real store files and counted. */
+/**
+ * Each kind of pending RocketMQ state found in real store files and counted: warnings for what Basalt does not
+ * serve, information for the undecided transactions the check service serves.
+ */
 class StoreOpeningInspectionTest {
     @TempDir
     Path dir;
@@ -90,18 +94,54 @@ class StoreOpeningInspectionTest {
         assertEquals(List.of(), inspect());
     }
 
+    /** A half record of transaction {@code transactionId} (a check copy repeats its original's id and born time). */
+    private void putHalf(String transactionId, long bornTimestamp) {
+        long before = store.getMaxOffsetInQueue("RMQ_SYS_TRANS_HALF_TOPIC", 0);
+        BrokerMessage msg = BrokerMessage.builder().topic("RMQ_SYS_TRANS_HALF_TOPIC").queueId(0)
+            .body("m".getBytes(StandardCharsets.UTF_8))
+            .properties(Map.of("__transactionId__", transactionId, "UNIQ_KEY", transactionId, "REAL_TOPIC", "TopicA",
+                "REAL_QID", "0", "TRAN_MSG", "true", "PGROUP", "pg"))
+            .bornTimestamp(bornTimestamp)
+            .bornHost(new InetSocketAddress("127.0.0.1", 40000)).storeHost(new InetSocketAddress("127.0.0.1", 10911))
+            .build();
+        assertEquals(PutMessageStatus.PUT_OK, store.asyncPutMessage(msg).join().status());
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> store.getMaxOffsetInQueue("RMQ_SYS_TRANS_HALF_TOPIC", 0) == before + 1);
+    }
+
     @Test
-    void halfMessagesNoOpMarkerDecidesAreEstimated() throws IOException {
-        put("RMQ_SYS_TRANS_HALF_TOPIC", 0, 6);                  // half offsets 0..5
-        put("RMQ_SYS_TRANS_OP_HALF_TOPIC", 0, "0,1,", "4,");    // 5.x merged markers: 0, 1 and 4 decided
+    void undecidedTransactionsAreCountedOnceWithTheOldestAgeAsInformationNotAWarning() throws IOException {
+        long now = System.currentTimeMillis();
+        putHalf("A", now - 300_000);    // 0: before the check offset
+        putHalf("B", now - 200_000);    // 1: marked done
+        putHalf("C", now - 180_000);    // 2: its check copy (5) is marked done
+        putHalf("D", now - 120_000);    // 3: undecided, the oldest
+        putHalf("E", now - 60_000);     // 4: marked done
+        putHalf("C", now - 180_000);    // 5: check copy of C
+        putHalf("F", now - 10_000);     // 6: undecided
+        putHalf("F", now - 10_000);     // 7: check copy of F, undecided too: F counts once
+        put("RMQ_SYS_TRANS_OP_HALF_TOPIC", 0, "0,1,", "4", "5,");    // 5.x merged and a 4.9 single marker
         config("consumerOffset.json", "{\"offsetTable\":{\"RMQ_SYS_TRANS_HALF_TOPIC@CID_RMQ_SYS_TRANS\":{0:1},"
             + "\"RMQ_SYS_TRANS_OP_HALF_TOPIC@CID_RMQ_SYS_TRANS\":{0:0}}}");
 
         Finding f = only(inspect(), Kind.HALF);
 
-        assertEquals(3, f.count(), "half offsets 2, 3 and 5 are undecided");
-        assertTrue(f.message().startsWith("About 3 half (prepared) transaction messages pending in RMQ_SYS_TRANS_HALF_TOPIC"
-            + " (an estimate"), f.message());
+        assertEquals(2, f.count(), "D and F are undecided; C is decided by its copy's marker");
+        assertFalse(f.warning(), "the check service serves pending half messages: " + f.message());
+        assertTrue(f.message().startsWith("2 undecided transactions in RMQ_SYS_TRANS_HALF_TOPIC"), f.message());
+        assertTrue(f.message().matches(".*the oldest born 12[0-9] s ago .*"), f.message());
+        assertTrue(f.message().contains("the transaction check service asks their producer groups"), f.message());
+        assertFalse(f.message().contains("not check"), f.message());
+    }
+
+    @Test
+    void halfMessagesAllDecidedAreNoFinding() throws IOException {
+        long now = System.currentTimeMillis();
+        putHalf("A", now - 10_000);
+        putHalf("B", now - 10_000);
+        put("RMQ_SYS_TRANS_OP_HALF_TOPIC", 0, "0,1,");
+
+        assertEquals(List.of(), inspect());
     }
 
     /** The store reopened, in a directory of its own, with {@code timerWheelEnable=false}. */
@@ -138,6 +178,7 @@ class StoreOpeningInspectionTest {
         Files.write(root.resolve("config/timercheck"), check.array());
 
         Finding f = only(inspect(), Kind.TIMER);
+        assertTrue(f.warning(), "not served: a warning");
 
         assertEquals(10, f.count(), "7 in the wheel, rmq_sys_wheel_timer offsets 2..4 not enqueued");
         assertTrue(f.message().startsWith("10 timer messages pending (7 in the timer wheel per config/timermetrics, 3 in"
@@ -153,6 +194,7 @@ class StoreOpeningInspectionTest {
             "{\"offsetTable\":{\"rmq_sys_REVIVE_LOG_DefaultCluster@CID_RMQ_SYS_REVIVE_GROUP\":{0:3}}}");
 
         Finding f = only(inspect(), Kind.POP);
+        assertTrue(f.warning(), "not served: a warning");
 
         assertEquals(3, f.count(), "queue 0 from 3, queue 1 from its start");
         assertTrue(f.message().startsWith("3 POP revive records (checkpoints and acks) in [rmq_sys_REVIVE_LOG_DefaultCluster]"),
@@ -167,6 +209,7 @@ class StoreOpeningInspectionTest {
         }
 
         Finding f = only(inspect(), Kind.ROCKSDB);
+        assertTrue(f.warning(), "not served: a warning");
 
         assertEquals(4, f.count());
         assertTrue(f.message().startsWith("consumequeue/ holds a RocksDB consume queue (4 RocksDB files"), f.message());
@@ -192,6 +235,7 @@ class StoreOpeningInspectionTest {
 
         assertEquals(List.of(Kind.TIMER, Kind.POP), findings.stream().map(Finding::kind).toList());
         assertEquals(-1, findings.get(0).count());
+        assertTrue(findings.get(0).warning());
         assertTrue(findings.get(0).message().contains("timermetrics"), findings.get(0).message());
     }
 }
