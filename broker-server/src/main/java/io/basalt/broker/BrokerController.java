@@ -75,6 +75,14 @@ import io.basalt.broker.topic.QueuesOnDiskCheck;
 import io.basalt.broker.topic.SystemTopics;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicCreationLimiter;
+import io.basalt.broker.transaction.EndTransactionProcessor;
+import io.basalt.broker.transaction.HalfMessageDecisions;
+import io.basalt.broker.transaction.HalfMessageTransform;
+import io.basalt.broker.transaction.OpMarkerWriter;
+import io.basalt.broker.transaction.TransactionCounters;
+import io.basalt.broker.transaction.TransactionDecisions;
+import io.basalt.broker.transaction.TransactionMetrics;
+import io.basalt.broker.transaction.TransactionalMessages;
 import io.basalt.broker.metadata.MetadataPersister;
 import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.concurrent.DaemonThreads;
@@ -138,6 +146,12 @@ public final class BrokerController {
     private final MetadataPersister metadataPersister;
     /** Delay levels' delivery: runs while this broker is the master. */
     private final ScheduleMessageService schedule;
+    /** Transactional messages: counts, pending half messages per topic, decisions and their op markers. */
+    private final TransactionCounters transactionCounters = new TransactionCounters();
+    private final TransactionMetrics transactionMetrics;
+    private final OpMarkerWriter opMarkers;
+    private final HalfMessageDecisions transactionDecisions;
+    private RequestExecutor endTransactionExecutor;
     private boolean started;
     private boolean shutdown;
 
@@ -160,7 +174,9 @@ public final class BrokerController {
         this.schedule = new ScheduleMessageService(store, configuration.store().delayLevels(),
             new DelayOffsetFile(configDir(configuration)), scheduleSettings(broker), replication::acceptsWrites,
             System::currentTimeMillis);
-        // the timer step first, then delay levels (RocketMQ's handleScheduleMessage order)
+        // half messages first (RocketMQ parks them before the put hooks run), then the timer step, then delay levels
+        // (RocketMQ's handleScheduleMessage order)
+        store.addPutTransform(new HalfMessageTransform());
         store.addPutTransform(store.timerMessages().putTransform());
         store.addPutTransform(new DelayLevelTransform(configuration.store().delayLevels()));
         store.addPutTransform(new DueTopicGuard(topics, broker.defaultTopicQueueNums()));
@@ -199,6 +215,12 @@ public final class BrokerController {
             nameServerPresence.leaveWhenFenced(reason);
         });
         this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
+        this.transactionMetrics = new TransactionMetrics(configDir(configuration), System::currentTimeMillis);
+        this.opMarkers = new OpMarkerWriter(store, new InetSocketAddress(broker.brokerIP1(), broker.listenPort()),
+            broker.transactionOpMsgMaxSize(), broker.transactionOpBatchInterval(), System::currentTimeMillis);
+        this.transactionDecisions = new HalfMessageDecisions(store, opMarkers, () -> offsets.queryOffset(
+            TransactionalMessages.SCAN_GROUP, TransactionalMessages.HALF_TOPIC, TransactionalMessages.HALF_QUEUE_ID),
+            System::currentTimeMillis, HalfMessageDecisions.DEFAULT_MAX_TRANSACTIONS);
         registerProcessors(broker);
     }
 
@@ -379,7 +401,11 @@ public final class BrokerController {
             new InetSocketAddress(broker.brokerIP1(), broker.listenPort()));
         QueueLockManager queueLocks = new QueueLockManager(60_000, System::currentTimeMillis);
         register(send, new SendMessageProcessor(storeHost, replication::acceptsWrites, configuration.store().maxMessageSize(),
-                store, topics, counters, subscriptionGroups, queueLocks, metrics.retryCounts()),
+                store, topics, counters, subscriptionGroups, queueLocks, metrics.retryCounts(),
+                broker.rejectTransactionMessage(), realTopic -> {
+                    transactionCounters.prepared(realTopic);
+                    transactionMetrics.halfStored(realTopic);
+                }),
             RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
         // never blocks a send thread: the push to the requester and the store complete on their own threads
         register(send, new ReplyMessageProcessor(storeHost, replication::acceptsWrites,
@@ -401,6 +427,11 @@ public final class BrokerController {
         register(consumerManage, new ConsumerOffsetProcessor(store, topics, offsets), RequestCode.QUERY_CONSUMER_OFFSET,
             RequestCode.UPDATE_CONSUMER_OFFSET, RequestCode.GET_MIN_OFFSET, RequestCode.GET_MAX_OFFSET,
             RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
+        endTransactionExecutor = executor("EndTransactionThread_", broker.endTransactionThreadPoolNums(),
+            broker.endTransactionPoolQueueCapacity(), broker.waitTimeMillsInTransactionQueue());
+        register(endTransactionExecutor, new EndTransactionProcessor(store, replication::acceptsWrites,
+            broker.transactionTimeOut(), transactionDecisions, transactionCounters, transactionMetrics,
+            System::currentTimeMillis), RequestCode.END_TRANSACTION);
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         register(route, new RouteProcessor(identity, replication::brokerAddrs, topics), RequestCode.GET_ROUTEINFO_BY_TOPIC,
@@ -434,11 +465,20 @@ public final class BrokerController {
             replication::acceptsWrites, replication::runtimeInfo, List.of(
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()),
-                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)), schedule::runtimeInfo, store.timerMessages()),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)),
+                () -> withEndTransactionQueue(schedule.runtimeInfo(), broker), store.timerMessages()),
             RequestCode.GET_BROKER_RUNTIME_INFO);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
+    }
+
+    /** RocketMQ's END_TRANSACTION runtime-info keys, added to the schedule service's. */
+    private Map<String, String> withEndTransactionQueue(Map<String, String> info, BrokerConfig broker) {
+        Map<String, String> all = new LinkedHashMap<>(info);
+        all.put("EndTransactionQueueSize", Integer.toString(endTransactionExecutor.queueSize()));
+        all.put("EndTransactionThreadPoolQueueCapacity", Integer.toString(broker.endTransactionPoolQueueCapacity()));
+        return all;
     }
 
     private RequestExecutor executor(String prefix, int threads, int capacity, long maxQueueWaitMs) {
@@ -486,6 +526,8 @@ public final class BrokerController {
         }
         started = true;
         store.load();
+        transactionMetrics.load();
+        transactionDecisions.storeLoaded();
         // topics auto-created within the persister's interval before a crash: their queues say they exist
         topics.recoverTopicsFromQueues(store.queueIdsByTopic());
         // topics.json may say fewer queues than the store holds (an edited or restored file): keep them readable
@@ -516,6 +558,7 @@ public final class BrokerController {
         // RocketMQ's changeSpecialServiceStatus: only a serving master puts due timer messages back; a slave enqueues
         store.timerMessages().setDequeueEnabled(replication.acceptsWrites());
         pullHold.start();
+        opMarkers.start();
         metadataPersister.start();
         // a committed offset reaches consumerOffset.json within one persister interval (0.2 s), so a kill -9
         // does not send a group's offset back by up to flushConsumerOffsetInterval; the periodic write stays
@@ -524,6 +567,11 @@ public final class BrokerController {
         scheduler.scheduleAtFixedRate(periodic("persisting consumer offsets", this::persistOffsets), offsetPeriodMs,
             offsetPeriodMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(periodic("scanning clients", clients::scanExpired), 10, 10, TimeUnit.SECONDS);
+        long transactionMetricsPeriodMs = Math.max(1, configuration.broker().transactionMetricFlushInterval());
+        scheduler.scheduleAtFixedRate(periodic("persisting transaction metrics", this::persistTransactionMetrics),
+            transactionMetricsPeriodMs, transactionMetricsPeriodMs, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(periodic("forgetting transaction decisions the check scan passed",
+            transactionDecisions::prune), transactionMetricsPeriodMs, transactionMetricsPeriodMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling consumer group stats", groupGets::sample),
             StatsItem.SAMPLE_INTERVAL_MS, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
@@ -549,6 +597,14 @@ public final class BrokerController {
     /** The port the remoting server listens on. */
     public int listenPort() {
         return remotingServer.localPort();
+    }
+
+    private void persistTransactionMetrics() {
+        try {
+            transactionMetrics.persist();
+        } catch (IOException e) {
+            log.error("persisting {} failed: {}", transactionMetrics.path(), e.toString());
+        }
     }
 
     private void persistOffsets() {
@@ -601,6 +657,9 @@ public final class BrokerController {
                 log.error("persisting topics failed: {}", e.toString());
             }
         });
+        // after END_TRANSACTION's executor, before the store: the pending op markers are written
+        step("writing the pending transaction op markers", opMarkers::shutdown);
+        step("persisting transaction metrics", this::persistTransactionMetrics);
         step("stopping delay-level delivery", schedule::shutdown);
         step("stopping replication", replication::shutdown);
         step("shutting the store down", store::shutdown);
@@ -649,6 +708,26 @@ public final class BrokerController {
 
     public ClientManager clients() {
         return clients;
+    }
+
+    /** The transaction counts (prepared, committed, rolled back, checked, given up, refusals), one per broker. */
+    public TransactionCounters transactionCounters() {
+        return transactionCounters;
+    }
+
+    /** What is decided about half messages (END_TRANSACTION and the back-check share it). */
+    public TransactionDecisions transactionDecisions() {
+        return transactionDecisions;
+    }
+
+    /** config/transactionMetrics: half messages pending per real topic ({@link TransactionMetrics#givenUp}). */
+    public TransactionMetrics transactionMetrics() {
+        return transactionMetrics;
+    }
+
+    /** The op marker writer (TransactionalOpBatchService). */
+    public OpMarkerWriter opMarkerWriter() {
+        return opMarkers;
     }
 
     /** Delay levels' delivery (running on the master). */

@@ -9,12 +9,14 @@ import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.retry.RetryCounts;
 import io.basalt.broker.retry.RetryTopics;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.broker.transaction.TransactionalMessages;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -53,6 +55,8 @@ public final class SendMessageProcessor implements RequestProcessor {
     private final BrokerCounters counters;
     private final UniqueIdGenerator ids;
     private final RetryTopicSends retries;
+    private final boolean rejectTransactionMessage;
+    private final Consumer<String> halfMessageStored;
 
     /**
      * @param writable       whether producers' writes are accepted now: a running, unfenced master (a slave or
@@ -65,6 +69,19 @@ public final class SendMessageProcessor implements RequestProcessor {
     public SendMessageProcessor(StoreHost host, BooleanSupplier writable, int maxMessageSize, MessageStore store,
                                 TopicConfigManager topics, BrokerCounters counters, SubscriptionGroupManager groups,
                                 QueueLockManager locks, RetryCounts retryCounts) {
+        this(host, writable, maxMessageSize, store, topics, counters, groups, locks, retryCounts, false, realTopic -> { });
+    }
+
+    /**
+     * @param rejectTransactionMessage refuse transactional half messages (NO_PERMISSION), RocketMQ's key
+     * @param halfMessageStored        told the real topic of each half message stored in RMQ_SYS_TRANS_HALF_TOPIC
+     */
+    public SendMessageProcessor(StoreHost host, BooleanSupplier writable, int maxMessageSize, MessageStore store,
+                                TopicConfigManager topics, BrokerCounters counters, SubscriptionGroupManager groups,
+                                QueueLockManager locks, RetryCounts retryCounts, boolean rejectTransactionMessage,
+                                Consumer<String> halfMessageStored) {
+        this.rejectTransactionMessage = rejectTransactionMessage;
+        this.halfMessageStored = halfMessageStored;
         this.host = host;
         this.retries = new RetryTopicSends(groups, locks, topics, retryCounts);
         this.check = new SendRequestCheck(host, writable, maxMessageSize, topics);
@@ -90,6 +107,10 @@ public final class SendMessageProcessor implements RequestProcessor {
         }
         int acceptedQueueId = ((SendRequestCheck.Accepted) verdict).queueId();
         String clientProperties = header.getProperties() == null ? "" : header.getProperties();
+        if (rejectTransactionMessage && !batch && SendRequestCheck.isHalfMessage(header)) {
+            return done(ResponseCode.NO_PERMISSION, "the broker[" + host.address().getHostString()
+                + "] sending transaction message is forbidden");
+        }
         RetryTopicSends.Route route = null;
         if (!batch && RetryTopics.isRetryTopic(header.getTopic())) {
             try {
@@ -128,9 +149,23 @@ public final class SendMessageProcessor implements RequestProcessor {
                 if (retryRoute != null && result.status().isStored()) {
                     counted(retryRoute, message);
                 }
+                if (result.status().isStored() && result.appendedMessages() != null) {
+                    halfStored(result.appendedMessages().get(0));
+                }
                 return response(result, List.of(message), startNanos);
             })
             .exceptionally(SendMessageProcessor::refusedAfterFailStop);
+    }
+
+    /** Tells the transaction bookkeeping about a stored half message (the transform parked it in the half topic). */
+    private void halfStored(BrokerMessage appended) {
+        if (TransactionalMessages.HALF_TOPIC.equals(appended.topic())) {
+            String realTopic = MessageProperties.parse(appended.propertiesString())
+                .get(TransactionalMessages.PROPERTY_REAL_TOPIC);
+            if (realTopic != null) {
+                halfMessageStored.accept(realTopic);
+            }
+        }
     }
 
     /** Counts a stored send to a retry topic as a retry or a dead letter of its group. */
@@ -149,6 +184,12 @@ public final class SendMessageProcessor implements RequestProcessor {
         java.util.function.Consumer<BrokerMessage.Builder> common, long startNanos) {
         if (body == null || body.length == 0) {
             return done(ResponseCode.MESSAGE_ILLEGAL, "the batch is empty");
+        }
+        int transactionType = (header.getSysFlag() == null ? 0 : header.getSysFlag()) & TransactionalMessages.TRANSACTION_TYPE_MASK;
+        if (transactionType != TransactionalMessages.TRANSACTION_NOT_TYPE) {
+            // RocketMQ's CommitLog.asyncPutMessages: a batch cannot be transactional
+            return done(ResponseCode.MESSAGE_ILLEGAL, "a batch cannot be a transactional message (sysFlag transaction"
+                + " bits 0x" + Integer.toHexString(transactionType) + "); send transactional messages one by one");
         }
         if (properties.contains(MessageProperties.DELAY_TIME_LEVEL) && delayLevelOf(properties) > 0) {
             // RocketMQ's CommitLog.asyncPutMessages: a batch cannot be delayed

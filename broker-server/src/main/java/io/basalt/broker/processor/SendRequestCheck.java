@@ -38,6 +38,8 @@ final class SendRequestCheck {
     static final int TRANSACTION_PREPARED_TYPE = 0x4;
     /** TIMER_DELIVER_MS, TIMER_DELAY_SEC, TIMER_DELAY_MS, TIMER_DEL_UNIQKEY, TIMER_OUT_MS and the wheel's own. */
     static final String TIMER_PROPERTY_PREFIX = "TIMER_";
+    /** {@code "true"} on a transactional half message. */
+    static final String PROPERTY_TRANSACTION_PREPARED = "TRAN_MSG";
 
     /** The outcome of {@link #check}. */
     sealed interface Verdict permits Accepted, Refused {
@@ -187,7 +189,11 @@ final class SendRequestCheck {
             || (!properties.contains(TIMER_PROPERTY_PREFIX) && !properties.contains(MessageProperties.DELAY_TIME_LEVEL))) {
             return null;
         }
-        for (Map.Entry<String, String> property : MessageProperties.parse(properties).entrySet()) {
+        Map<String, String> parsed = MessageProperties.parse(properties);
+        if (isRetryOfOldClient(header, parsed)) {
+            return null;
+        }
+        for (Map.Entry<String, String> property : parsed.entrySet()) {
             String name = property.getKey();
             if (name.startsWith(TIMER_PROPERTY_PREFIX)) {
                 return name + "=" + property.getValue();
@@ -197,6 +203,33 @@ final class SendRequestCheck {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether RocketMQ takes this send for a transactional half message: {@code TRAN_MSG=true}, except a message with
+     * {@code reconsumeTimes > 0} and {@code DELAY > 0} (a retry a consumer older than 4.6.1 sent back with the
+     * property still set). Only properties naming TRAN_MSG are parsed.
+     */
+    static boolean isHalfMessage(SendMessageRequestHeader header) {
+        String properties = header.getProperties();
+        if (properties == null || !properties.contains(PROPERTY_TRANSACTION_PREPARED)) {
+            return false;
+        }
+        Map<String, String> parsed = MessageProperties.parse(properties);
+        return Boolean.parseBoolean(parsed.get(PROPERTY_TRANSACTION_PREPARED)) && !isRetryOfOldClient(header, parsed);
+    }
+
+    /** RocketMQ's exception to the half path: {@code reconsumeTimes > 0 && DELAY > 0}. */
+    private static boolean isRetryOfOldClient(SendMessageRequestHeader header, Map<String, String> properties) {
+        if (header.getReconsumeTimes() == null || header.getReconsumeTimes() <= 0) {
+            return false;
+        }
+        String delay = properties.get(MessageProperties.DELAY_TIME_LEVEL);
+        try {
+            return delay != null && Integer.parseInt(delay) > 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** RocketMQ reads DELAY with Integer.parseInt; a value that is not a number cannot be dropped silently either. */

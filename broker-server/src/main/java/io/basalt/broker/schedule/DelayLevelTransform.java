@@ -79,7 +79,7 @@ public final class DelayLevelTransform implements PutMessageTransform {
     }
 
     /** The properties as RocketMQ's {@code string2messageProperties} holds them (same map type, same order). */
-    static Map<String, String> rocketMqPropertyMap(String properties) {
+    public static Map<String, String> rocketMqPropertyMap(String properties) {
         Map<String, String> map = new HashMap<>(ROCKETMQ_PROPERTY_MAP_CAPACITY);
         int len = properties.length();
         int index = 0;
