@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.client.ProducerChannels;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
@@ -57,6 +58,7 @@ import io.basalt.broker.stats.GroupGetStats;
 import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
+import io.basalt.broker.processor.admin.ProducerAdminProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
 import io.basalt.broker.processor.admin.TimerAdminProcessor;
 import io.basalt.broker.processor.admin.TopicAdminProcessor;
@@ -123,6 +125,7 @@ public final class BrokerController {
     private final ConsumerOffsetManager offsets;
     private final SubscriptionGroupManager subscriptionGroups;
     private final ClientManager clients;
+    private final TransactionCounters transactionCounters = new TransactionCounters();
     private final PullRequestHoldService pullHold;
     private final NettyRemotingServer remotingServer;
     /**
@@ -188,6 +191,8 @@ public final class BrokerController {
         });
         this.remotingServer = new NettyRemotingServer(serverConfig(broker.listenPort()));
         this.fastRemotingServer = new NettyRemotingServer(serverConfig(fastListenPort(broker.listenPort())));
+        remotingServer.onConnectionClosed(clients::connectionClosed);
+        fastRemotingServer.onConnectionClosed(clients::connectionClosed);
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
             configuration.store().commitLogDir(), remotingServer::connectionCount, pullHold::heldCount,
             executorSources, () -> replication.role().name(), replication::slaves, () -> {
@@ -199,6 +204,7 @@ public final class BrokerController {
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
         metrics.registerConnectionCloses(this::connectionCloses);
         metrics.registerDelayLevels(schedule::status);
+        metrics.registerTransactions(transactionCounters);
         schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
@@ -470,6 +476,8 @@ public final class BrokerController {
             RequestCode.GET_BROKER_RUNTIME_INFO);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);
+        register(admin, new ProducerAdminProcessor(clients.producers()), RequestCode.GET_PRODUCER_CONNECTION_LIST,
+            RequestCode.GET_ALL_PRODUCER_INFO);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
     }
 
@@ -728,6 +736,11 @@ public final class BrokerController {
     /** The op marker writer (TransactionalOpBatchService). */
     public OpMarkerWriter opMarkerWriter() {
         return opMarkers;
+    }
+
+    /** The producers' connections a transaction back-check is sent on. */
+    public ProducerChannels producerChannels() {
+        return clients.producers();
     }
 
     /** Delay levels' delivery (running on the master). */

@@ -1,5 +1,6 @@
 package io.basalt.remoting.netty;
 
+import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.remoting.processor.RequestDispatcher;
 import io.basalt.remoting.processor.RequestExecutor;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -22,11 +23,14 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +54,7 @@ public final class NettyRemotingServer {
     private final AtomicLong malformedFrames = new AtomicLong();
     private final ConnectionCloses closes = new ConnectionCloses();
     private final PartialFrameBudget partialFrames;
+    private final List<Consumer<RemotingConnection>> closeListeners = new CopyOnWriteArrayList<>();
     private HashedWheelTimer timer;
     private PendingRequests calls;
     private EventLoopGroup bossGroup;
@@ -71,6 +76,24 @@ public final class NettyRemotingServer {
             throw new IllegalStateException("register processors before start()");
         }
         dispatcher.register(requestCode, processor, executor);
+    }
+
+    /**
+     * Calls {@code listener} with each connection once it has closed, on that connection's event loop (so it
+     * must not block), e.g. to forget the clients registered on it.
+     */
+    public void onConnectionClosed(Consumer<RemotingConnection> listener) {
+        closeListeners.add(listener);
+    }
+
+    private void tellClosed(RemotingConnection connection) {
+        for (Consumer<RemotingConnection> listener : closeListeners) {
+            try {
+                listener.accept(connection);
+            } catch (RuntimeException e) {
+                log.warn("connection close listener failed for {}", connection, e);
+            }
+        }
     }
 
     /** Binds and starts serving. */
@@ -98,12 +121,15 @@ public final class NettyRemotingServer {
                 @Override
                 protected void initChannel(SocketChannel ch) {
                     channels.add(ch);
+                    ServerConnectionHandler handler =
+                        new ServerConnectionHandler(dispatcher, connections, calls, closes, config.unwritableCloseMs());
                     ch.pipeline().addLast(
                         new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
                         new RemotingFrameDecoder(config.maxFrameLength(), NettyRemotingServer.this::malformed,
                             partialFrames, config.frameCompleteTimeoutMs(), closes),
                         RemotingCommandEncoder.INSTANCE,
-                        new ServerConnectionHandler(dispatcher, connections, calls, closes, config.unwritableCloseMs()));
+                        handler);
+                    ch.closeFuture().addListener(f -> tellClosed(handler));
                 }
             });
         try {

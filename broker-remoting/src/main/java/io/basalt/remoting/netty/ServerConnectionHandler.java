@@ -131,6 +131,11 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<Remoting
     }
 
     @Override
+    public boolean isWritable() {
+        return channel.isWritable();
+    }
+
+    @Override
     public CompletableFuture<RemotingCommand> invoke(RemotingCommand request, long timeoutMs) {
         return calls.send(channel, request, TimeUnit.MILLISECONDS.toNanos(timeoutMs), timeoutMs, String.valueOf(remote));
     }

@@ -15,6 +15,14 @@ public interface RemotingConnection {
     boolean isActive();
 
     /**
+     * Whether a request written now goes out at once rather than queuing behind data the peer has not read yet
+     * (Netty's {@code Channel.isWritable}). A handle that cannot tell says true.
+     */
+    default boolean isWritable() {
+        return true;
+    }
+
+    /**
      * Sends a request to the peer. The future completes with its response, or fails with a
      * {@code RemotingTimeoutException}, {@code RemotingConnectException} (the connection closed) or
      * {@code RemotingSendRequestException} from {@code io.basalt.remoting.netty}.

@@ -386,6 +386,19 @@ class ServerClientTest {
     }
 
     @Test
+    void listenersHearOfEachClosedConnection() throws Exception {
+        List<RemotingConnection> closed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        server.onConnectionClosed(closed::add);
+        client.invokeSync(address, RemotingCommand.request(REMEMBER_CONNECTION), 5_000);
+        RemotingConnection peer = remembered.get();
+        assertTrue(peer.isWritable(), "nothing is waiting to be read");
+        client.closeConnection(address);
+        await().atMost(ofSeconds(10)).until(() -> closed.contains(peer));
+        assertFalse(peer.isActive());
+        assertEquals(1, closed.size());
+    }
+
+    @Test
     void portInUseFailsStartAndLeavesNoThreads() {
         NettyRemotingServer second = new NettyRemotingServer(
             TestServerConfig.loopback().listenPort(server.localPort()).build());

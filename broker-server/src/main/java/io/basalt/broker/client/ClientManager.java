@@ -1,7 +1,6 @@
 package io.basalt.broker.client;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,9 +23,7 @@ public final class ClientManager {
     private static final Logger log = LoggerFactory.getLogger(ClientManager.class);
 
     private final ConcurrentMap<String, ConsumerGroupInfo> consumerGroups = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, ConcurrentMap<String, Long>> producerGroups = new ConcurrentHashMap<>();
-    /** Client id → its connection, while the client is a producer of some group (RocketMQ's clientChannelTable). */
-    private final ConcurrentMap<String, RemotingConnection> producerConnections = new ConcurrentHashMap<>();
+    private final ProducerRegistry producers;
     private final long channelExpiredTimeoutMs;
     private final LongSupplier clock;
     private final Predicate<String> notifyEnabled;
@@ -44,6 +41,12 @@ public final class ClientManager {
         this.channelExpiredTimeoutMs = channelExpiredTimeoutMs;
         this.clock = clock;
         this.notifyEnabled = notifyEnabled;
+        this.producers = new ProducerRegistry(clock);
+    }
+
+    /** The producer connections per group: what back-checks are sent on and the admin tool lists. */
+    public ProducerRegistry producers() {
+        return producers;
     }
 
     public long now() {
@@ -88,10 +91,13 @@ public final class ClientManager {
 
     /** Registers (or refreshes) a producer and remembers the connection its heartbeat came on. */
     public void registerProducer(String group, String clientId, RemotingConnection connection) {
-        producerGroups.computeIfAbsent(group, g -> new ConcurrentHashMap<>()).put(clientId, now());
-        if (connection != null) {
-            producerConnections.put(clientId, connection);
-        }
+        registerProducer(group, clientId, connection, null, 0);
+    }
+
+    /** As {@link #registerProducer(String, String, RemotingConnection)}, with the heartbeat's language and version. */
+    public void registerProducer(String group, String clientId, RemotingConnection connection, String language,
+        int version) {
+        producers.register(group, clientId, connection, language, version);
     }
 
     /**
@@ -100,8 +106,7 @@ public final class ClientManager {
      * its connection closed.
      */
     public Optional<RemotingConnection> producerConnection(String clientId) {
-        RemotingConnection connection = producerConnections.get(clientId);
-        return connection != null && connection.isActive() ? Optional.of(connection) : Optional.empty();
+        return producers.connectionOf(clientId);
     }
 
     public void unregisterConsumer(String group, String clientId) {
@@ -113,21 +118,12 @@ public final class ClientManager {
     }
 
     public void unregisterProducer(String group, String clientId) {
-        Map<String, Long> members = producerGroups.get(group);
-        if (members != null) {
-            members.remove(clientId);
-        }
-        // the client may still produce for another group on the same connection
-        producerConnections.computeIfPresent(clientId, (id, c) -> isProducer(id) ? c : null);
+        producers.unregister(group, clientId);
     }
 
-    private boolean isProducer(String clientId) {
-        for (Map<String, Long> members : producerGroups.values()) {
-            if (members.containsKey(clientId)) {
-                return true;
-            }
-        }
-        return false;
+    /** A connection closed: the producers registered on it are forgotten at once. */
+    public void connectionClosed(RemotingConnection connection) {
+        producers.connectionClosed(connection);
     }
 
     public ConsumerGroupInfo consumerGroup(String group) {
@@ -139,7 +135,7 @@ public final class ClientManager {
     }
 
     public Set<String> producerGroupNames() {
-        return Set.copyOf(producerGroups.keySet());
+        return producers.groupNames();
     }
 
     /** Forgets clients silent for longer than the expiry; called periodically. Returns how many were dropped. */
@@ -154,12 +150,6 @@ public final class ClientManager {
                 notifyConsumerIdsChanged(info);
             }
         }
-        for (Map<String, Long> members : producerGroups.values()) {
-            int before = members.size();
-            members.values().removeIf(t -> t < deadline);
-            dropped += before - members.size();
-        }
-        producerConnections.entrySet().removeIf(e -> !e.getValue().isActive() || !isProducer(e.getKey()));
-        return dropped;
+        return dropped + producers.expire(deadline);
     }
 }

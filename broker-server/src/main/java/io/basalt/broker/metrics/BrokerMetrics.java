@@ -21,6 +21,7 @@ import io.basalt.store.MessageStore;
 import io.basalt.store.TimerMessages;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.basalt.broker.schedule.ScheduleMessageService;
+import io.basalt.broker.transaction.TransactionCounters;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -63,6 +64,7 @@ public final class BrokerMetrics implements TrafficObserver {
     private final RetryCounts retryCounts = new RetryCounts();
     private final Histogram deliveryLateness;
     private volatile java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> delayLevels = List::of;
+    private volatile TransactionCounters transactions = new TransactionCounters();
 
     public BrokerMetrics(MetricsSources sources) {
         this.sources = sources;
@@ -279,6 +281,46 @@ public final class BrokerMetrics implements TrafficObserver {
             .register(registry);
     }
 
+    /**
+     * Transactional messages per real topic (half messages prepared, committed, rolled back, checked, given up, and
+     * the age of the oldest undecided one as the last check scan saw it), END_TRANSACTION requests refused by
+     * reason, and second decisions ignored.
+     */
+    public void registerTransactions(TransactionCounters counters) {
+        this.transactions = counters;
+        transactionCounter(counters, "basalt_transaction_half_prepared", "Half messages stored, by real topic",
+            TransactionCounters.TopicCounts::prepared);
+        transactionCounter(counters, "basalt_transaction_committed",
+            "Transactions committed (the message put to its topic)",
+            TransactionCounters.TopicCounts::committed);
+        transactionCounter(counters, "basalt_transaction_rolled_back", "Transactions rolled back",
+            TransactionCounters.TopicCounts::rolledBack);
+        transactionCounter(counters, "basalt_transaction_checked", "CHECK_TRANSACTION_STATE requests sent to a producer",
+            TransactionCounters.TopicCounts::checked);
+        transactionCounter(counters, "basalt_transaction_given_up",
+            "Half messages given up after the last check (moved to TRANS_CHECK_MAX_TIME_TOPIC)",
+            TransactionCounters.TopicCounts::givenUp);
+        GaugeWithCallback.builder().name("basalt_transaction_oldest_undecided_age_seconds")
+            .help("Age of the oldest half message neither committed nor rolled back, as the last check scan saw it"
+                + " (0 when none)").labelNames("topic")
+            .callback(cb -> counters.byTopic().forEach((topic, c) -> cb.call(c.oldestUndecidedAgeMs() / 1000.0, topic)))
+            .register(registry);
+        CounterWithCallback.builder().name("basalt_transaction_end_refused")
+            .help("END_TRANSACTION requests refused or ignored, by reason").labelNames("reason")
+            .callback(cb -> counters.endRefusals().forEach((reason, n) -> cb.call(n, reason)))
+            .register(registry);
+        counter("basalt_transaction_duplicate_decisions",
+            "Second commit or rollback decisions for a half message already decided, ignored",
+            counters::duplicateDecisions);
+    }
+
+    private void transactionCounter(TransactionCounters counters, String name, String help,
+        java.util.function.ToLongFunction<TransactionCounters.TopicCounts> count) {
+        CounterWithCallback.builder().name(name).help(help).labelNames("topic")
+            .callback(cb -> counters.byTopic().forEach((topic, c) -> cb.call(count.applyAsLong(c), topic)))
+            .register(registry);
+    }
+
     private void gauge(String name, String help, java.util.function.DoubleSupplier value) {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
     }
@@ -325,6 +367,11 @@ public final class BrokerMetrics implements TrafficObserver {
 
     public PrometheusRegistry registry() {
         return registry;
+    }
+
+    /** The transaction counters (the status page). */
+    TransactionCounters transactions() {
+        return transactions;
     }
 
     /** The delay levels as of now (the status page). */

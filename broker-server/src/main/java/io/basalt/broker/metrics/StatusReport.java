@@ -12,13 +12,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.basalt.broker.metrics.ConsumerLag.QueueLag;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.schedule.ScheduleMessageService;
+import io.basalt.broker.transaction.TransactionCounters;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.MessageStore;
 import io.basalt.store.TimerMessages;
 
 /**
  * The status page's JSON ({@code /status.json}): topics with queue offsets and put TPS, consumer groups
- * with lag, the CommitLog and disk, the timer wheel, HA role and slaves, the delay levels, and the per-second series of the last minutes.
+ * with lag, the CommitLog and disk, the timer wheel, HA role and slaves, the delay levels, transactions, and the per-second series of the last minutes.
  * Built on request, any thread.
  */
 final class StatusReport {
@@ -89,6 +90,7 @@ final class StatusReport {
                 .put("maxOffset", l.maxOffset()).put("backlog", l.backlog()).put("oldestDueAgeMs", l.oldestDueAgeMillis())
                 .put("delivered", l.delivered()).put("putFailures", l.putFailures()).put("skipped", l.skipped());
         }
+        transactions(root.putObject("transactions"), metrics.transactions());
         ArrayNode series = root.putArray("series");
         List<TrafficSampler.Sample> history = sampler.history();
         for (TrafficSampler.Sample s : history) {
@@ -96,6 +98,17 @@ final class StatusReport {
                 .put("putP99Ms", s.putP99Ms());
         }
         return root.toString();
+    }
+
+    /** Transactional messages per real topic, END_TRANSACTION refusals by reason, and ignored second decisions. */
+    private static void transactions(ObjectNode node, TransactionCounters counters) {
+        ArrayNode topics = node.putArray("topics");
+        counters.byTopic().forEach((topic, c) -> topics.addObject().put("topic", topic).put("prepared", c.prepared())
+            .put("committed", c.committed()).put("rolledBack", c.rolledBack()).put("checked", c.checked())
+            .put("givenUp", c.givenUp()).put("oldestUndecidedAgeMs", c.oldestUndecidedAgeMs()));
+        ObjectNode refused = node.putObject("endRefused");
+        counters.endRefusals().forEach(refused::put);
+        node.put("duplicateDecisions", counters.duplicateDecisions());
     }
 
     /** The timer wheel: whether it runs and delivers here, what it holds, how far behind it is, what it did. */

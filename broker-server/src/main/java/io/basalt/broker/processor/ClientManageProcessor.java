@@ -126,7 +126,7 @@ public final class ClientManageProcessor implements RequestProcessor {
                 request.version()), subs);
         }
         for (String group : data.producerGroups()) {
-            clients.registerProducer(group, data.clientId(), context.connection());
+            clients.registerProducer(group, data.clientId(), context.connection(), language, request.version());
         }
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
         response.putExtField("IS_SUPPORT_HEART_BEAT_V2", "false");

@@ -79,6 +79,15 @@
         el('td', fmt(d.backlog), 'num'), el('td', fmt(d.oldestDueAgeMs / 1000, 1), d.oldestDueAgeMs > 1000 ? 'num lag' : 'num'),
         el('td', fmt(d.delivered), 'num'), el('td', fmt(d.putFailures) + ' / ' + fmt(d.skipped), 'num')];
     }));
+    var tx = s.transactions || {topics: [], endRefused: {}, duplicateDecisions: 0};
+    fillBody('transactions', tx.topics.map(function (t) {
+      return [el('td', t.topic, 'topic'), el('td', fmt(t.prepared), 'num'), el('td', fmt(t.committed), 'num'),
+        el('td', fmt(t.rolledBack), 'num'), el('td', fmt(t.checked), 'num'), el('td', fmt(t.givenUp), t.givenUp > 0 ? 'num lag' : 'num'),
+        el('td', fmt(t.oldestUndecidedAgeMs / 1000, 1), 'num')];
+    }));
+    var refusals = Object.keys(tx.endRefused).map(function (r) { return r + ': ' + fmt(tx.endRefused[r]); }).join(', ');
+    document.getElementById('transaction-refusals').textContent = 'END_TRANSACTION refused: ' + (refusals || 'none')
+      + ' · second decisions ignored: ' + fmt(tx.duplicateDecisions);
     var tm = document.getElementById('timer');
     tm.textContent = '';
     var t = s.timer;

@@ -19,6 +19,7 @@ import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.common.service.ServiceThread;
 import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.broker.transaction.TransactionCounters;
 import io.basalt.ha.SlaveStatus;
 import io.basalt.store.MessageStore;
 import io.basalt.store.BrokerMessage;
@@ -261,5 +262,53 @@ class BrokerMetricsTest {
         String json = new StatusReport(metrics, new TrafficSampler(metrics, System::currentTimeMillis), "broker-a").json();
         assertTrue(json.contains("\"retries\":[{\"group\":\"audit\",\"retries\":0,\"deadLettered\":0,\"dropped\":1},"
             + "{\"group\":\"billing\",\"retries\":2,\"deadLettered\":1,\"dropped\":0}]"), json);
+    }
+
+    @Test
+    void transactionsAreCountedPerTopicAndShownOnTheStatusPage() throws Exception {
+        TransactionCounters counters = new TransactionCounters();
+        metrics.registerTransactions(counters);
+        counters.prepared("Orders");
+        counters.prepared("Orders");
+        counters.prepared("Orders");
+        counters.prepared("Payments");
+        counters.committed("Orders");
+        counters.rolledBack("Orders");
+        counters.checked("Orders");
+        counters.checked("Orders");
+        counters.givenUp("Payments");
+        counters.endRefused("producer_group");
+        counters.endRefused("producer_group");
+        counters.endRefused("offset");
+        counters.duplicateDecision();
+        counters.oldestUndecided(Map.of("Orders", 7_500L));
+
+        String text = scrape();
+        assertEquals(3, sample(text, "basalt_transaction_half_prepared_total{topic=\"Orders\"}"));
+        assertEquals(1, sample(text, "basalt_transaction_half_prepared_total{topic=\"Payments\"}"));
+        assertEquals(1, sample(text, "basalt_transaction_committed_total{topic=\"Orders\"}"));
+        assertEquals(1, sample(text, "basalt_transaction_rolled_back_total{topic=\"Orders\"}"));
+        assertEquals(2, sample(text, "basalt_transaction_checked_total{topic=\"Orders\"}"));
+        assertEquals(0, sample(text, "basalt_transaction_given_up_total{topic=\"Orders\"}"));
+        assertEquals(1, sample(text, "basalt_transaction_given_up_total{topic=\"Payments\"}"));
+        assertEquals(7.5, sample(text, "basalt_transaction_oldest_undecided_age_seconds{topic=\"Orders\"}"));
+        assertEquals(0, sample(text, "basalt_transaction_oldest_undecided_age_seconds{topic=\"Payments\"}"));
+        assertEquals(2, sample(text, "basalt_transaction_end_refused_total{reason=\"producer_group\"}"));
+        assertEquals(1, sample(text, "basalt_transaction_end_refused_total{reason=\"offset\"}"));
+        assertEquals(1, sample(text, "basalt_transaction_duplicate_decisions_total"));
+
+        String json = new StatusReport(metrics, new TrafficSampler(metrics, System::currentTimeMillis), "broker-a").json();
+        assertTrue(json.contains("\"transactions\":{\"topics\":[{\"topic\":\"Orders\",\"prepared\":3,\"committed\":1,"
+            + "\"rolledBack\":1,\"checked\":2,\"givenUp\":0,\"oldestUndecidedAgeMs\":7500},{\"topic\":\"Payments\","
+            + "\"prepared\":1,\"committed\":0,\"rolledBack\":0,\"checked\":0,\"givenUp\":1,\"oldestUndecidedAgeMs\":0}],"
+            + "\"endRefused\":{\"offset\":1,\"producer_group\":2},\"duplicateDecisions\":1}"), json);
+    }
+
+    @Test
+    void withoutTransactionsTheSeriesAreEmptyAndTheStatusSectionIsToo() throws Exception {
+        String text = scrape();
+        assertTrue(text.lines().noneMatch(l -> l.startsWith("basalt_transaction_")), "registered only by the broker");
+        String json = new StatusReport(metrics, new TrafficSampler(metrics, System::currentTimeMillis), "broker-a").json();
+        assertTrue(json.contains("\"transactions\":{\"topics\":[],\"endRefused\":{},\"duplicateDecisions\":0}"), json);
     }
 }

@@ -72,4 +72,15 @@ class StatusPageHandlerTest {
         assertEquals("{\"broker\":\"b</script>\"}", json.body());
         assertEquals(404, get("/nope").statusCode());
     }
+
+    @Test
+    void thePageHasATransactionsSectionThatTheScriptFills() throws Exception {
+        String page = get("/").body();
+        assertTrue(page.contains("<h2>Transactions</h2><table id=\"transactions\">"), page);
+        assertTrue(page.contains("<th>Oldest undecided (s)</th>"), page);
+        assertTrue(page.contains("<div id=\"transaction-refusals\">"), page);
+        String script = get("/status.js").body();
+        assertTrue(script.contains("fillBody('transactions'"), "the script fills the table");
+        assertTrue(script.contains("getElementById('transaction-refusals')"), "and the refusal line");
+    }
 }
