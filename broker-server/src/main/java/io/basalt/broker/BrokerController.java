@@ -125,7 +125,6 @@ public final class BrokerController {
     private final ConsumerOffsetManager offsets;
     private final SubscriptionGroupManager subscriptionGroups;
     private final ClientManager clients;
-    private final TransactionCounters transactionCounters = new TransactionCounters();
     private final PullRequestHoldService pullHold;
     private final NettyRemotingServer remotingServer;
     /**
