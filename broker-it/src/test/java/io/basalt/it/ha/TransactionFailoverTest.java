@@ -42,7 +42,7 @@ import io.basalt.it.Clients;
  * Transactional messages across a fail-over, master and slave as two broker processes with short check intervals:
  * transactions committed at once on the master and transactions the producer cannot decide yet (its check answers
  * UNKNOW) are replicated; the slave's consumerOffset.json receives the master's {@code CID_RMQ_SYS_TRANS} scan
- * offsets; the master is killed and the slave promoted; the promoted slave's back-check asks a new producer of the
+ * offsets and its config/transactionMetrics the master's pending count; the master is killed and the slave promoted; the promoted slave's back-check asks a new producer of the
  * same group about the pending transactions, which now commits them. Every committed message is then in the topic
  * on the promoted slave exactly once, and no transaction the master had decided is asked about again.
  */
@@ -51,6 +51,8 @@ class TransactionFailoverTest {
     private static final String TOPIC = "TxFailover";
     private static final String GROUP = "pg-tx-failover";
     private static final int EACH = 10;
+    private static final Pattern PENDING_COUNT = Pattern.compile(
+        "\"" + TOPIC + "\"\\s*:\\s*\\{\\s*\"count\"\\s*:\\s*(\\d+)");
     private static final Pattern HALF_SCAN_OFFSET = Pattern.compile(
         "\"RMQ_SYS_TRANS_HALF_TOPIC@CID_RMQ_SYS_TRANS\"\\s*:\\s*\\{\\s*\"?0\"?\\s*:\\s*(\\d+)");
 
@@ -122,6 +124,8 @@ class TransactionFailoverTest {
                     await().atMost(ofSeconds(40)).until(() -> halfScanOffset(slave) >= EACH);
                     assertTrue(halfScanOffset(slave) <= halfScanOffset(master),
                         "the slave's scan offset is one the master had");
+                    // the slave's config/transactionMetrics counts the master's pending ones
+                    await().atMost(ofSeconds(30)).until(() -> pendingCount(slave) == EACH);
                     await().atMost(ofSeconds(30)).until(() -> admin.fetchBrokerRuntimeStats(slave.address()).getTable()
                         .get("commitLogMaxOffset").equals(admin.fetchBrokerRuntimeStats(master.address()).getTable()
                             .get("commitLogMaxOffset")));
@@ -191,6 +195,16 @@ class TransactionFailoverTest {
             return -1;
         }
         Matcher m = HALF_SCAN_OFFSET.matcher(Files.readString(file));
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    /** The pending count of {@link #TOPIC} in the broker's config/transactionMetrics (-1 while it has none). */
+    private static long pendingCount(BrokerProcess broker) throws Exception {
+        Path file = broker.storeDir().resolve("config/transactionMetrics");
+        if (!Files.exists(file)) {
+            return -1;
+        }
+        Matcher m = PENDING_COUNT.matcher(Files.readString(file));
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
