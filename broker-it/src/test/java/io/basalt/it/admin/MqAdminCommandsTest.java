@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.it.BrokerHandle;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import io.basalt.it.MqAdmin;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +21,6 @@ import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.remoting.protocol.admin.ConsumeStats;
 import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
-import org.apache.rocketmq.tools.command.MQAdminStartup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,22 +81,8 @@ class MqAdminCommandsTest {
     }
 
     /** Runs one mqadmin subcommand and returns what it printed (stdout and stderr). */
-    static synchronized String mqadmin(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream capture = new PrintStream(captured, true, StandardCharsets.UTF_8);
-        System.setOut(capture);
-        System.setErr(capture);
-        try {
-            MQAdminStartup.main0(args, null);
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        out.println("mqadmin " + String.join(" ", args) + "\n" + text);
-        return text;
+    static String mqadmin(String... args) {
+        return MqAdmin.run(args);
     }
 
     private static void assertNoError(String output) {

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Producers and consumers known from HEART_BEAT, per group, until they unregister or stay silent
- * longer than {@code channelExpiredTimeoutMs} (RocketMQ's 120 s), and the connection of each producer
- * client, by client id, that replies to its requests are pushed on. Thread-safe.
+ * longer than {@code channelExpiredTimeoutMs} (RocketMQ's 120 s); the producers, with their connections,
+ * are kept by a {@link ProducerRegistry}, which also forgets them when their connection closes. Thread-safe.
  */
 public final class ClientManager {
     private static final Logger log = LoggerFactory.getLogger(ClientManager.class);
