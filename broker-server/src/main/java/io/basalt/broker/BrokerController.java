@@ -86,6 +86,9 @@ import io.basalt.broker.transaction.TransactionDecisions;
 import io.basalt.broker.transaction.TransactionMetrics;
 import io.basalt.broker.transaction.TransactionMetricsProcessor;
 import io.basalt.broker.transaction.TransactionalMessages;
+import io.basalt.broker.transaction.CheckSettings;
+import io.basalt.broker.transaction.ResumeCheckHalfMessageProcessor;
+import io.basalt.broker.transaction.TransactionalMessageCheckService;
 import io.basalt.broker.metadata.MetadataPersister;
 import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.concurrent.DaemonThreads;
@@ -155,6 +158,8 @@ public final class BrokerController {
     private final OpMarkerWriter opMarkers;
     private final HalfMessageDecisions transactionDecisions;
     private RequestExecutor endTransactionExecutor;
+    /** The back-check of undecided half messages: runs while this broker is a writable master. */
+    private final TransactionalMessageCheckService transactionCheck;
     private boolean started;
     private boolean shutdown;
 
@@ -218,6 +223,8 @@ public final class BrokerController {
         replication.onFenced(reason -> {
             // a newer master delivers the timers now; this one would deliver them a second time
             store.timerMessages().setDequeueEnabled(false);
+            // and asks the producers about the half messages; off this (replication) thread, a scan may be running
+            stopTransactionCheckAfterFencing();
             nameServerPresence.leaveWhenFenced(reason);
         });
         this.transactionMetrics = new TransactionMetrics(configDir(configuration), System::currentTimeMillis);
@@ -227,7 +234,21 @@ public final class BrokerController {
         this.transactionDecisions = new HalfMessageDecisions(store, opMarkers, () -> offsets.queryOffset(
             TransactionalMessages.SCAN_GROUP, TransactionalMessages.HALF_TOPIC, TransactionalMessages.HALF_QUEUE_ID),
             System::currentTimeMillis, HalfMessageDecisions.DEFAULT_MAX_TRANSACTIONS);
+        this.transactionCheck = new TransactionalMessageCheckService(store, topics, offsets, transactionDecisions,
+            clients.producers(), transactionCounters, transactionMetrics::givenUp, broker.brokerName(),
+            new InetSocketAddress(broker.brokerIP1(), broker.listenPort()), new CheckSettings(broker.transactionTimeOut(),
+                broker.transactionCheckInterval(), broker.transactionCheckMax(), configuration.store().fileReservedTime()),
+            replication::acceptsWrites);
         registerProcessors(broker);
+    }
+
+    /** Stops the back-check on the scheduler's thread: the fencing thread must not wait for a scan to end. */
+    private void stopTransactionCheckAfterFencing() {
+        try {
+            scheduler.execute(() -> step("stopping the transaction back-check", transactionCheck::shutdown));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the broker is shutting down, which stops the back-check itself
+        }
     }
 
     private static ScheduleSettings scheduleSettings(BrokerConfig broker) {
@@ -479,6 +500,9 @@ public final class BrokerController {
             RequestCode.GET_TIMER_METRICS);
         register(admin, new ProducerAdminProcessor(clients.producers()), RequestCode.GET_PRODUCER_CONNECTION_LIST,
             RequestCode.GET_ALL_PRODUCER_INFO);
+        register(admin, new ResumeCheckHalfMessageProcessor(store, transactionDecisions,
+                new InetSocketAddress(broker.brokerIP1(), broker.listenPort()), replication::acceptsWrites),
+            RequestCode.RESUME_CHECK_HALF_MESSAGE);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
     }
 
@@ -520,6 +544,8 @@ public final class BrokerController {
         } catch (IOException e) {
             log.error("starting delay-level delivery after the promotion failed: {}", e.toString());
         }
+        // from the CID_RMQ_SYS_TRANS offsets the last sync copied from the old master
+        transactionCheck.start();
         try {
             topics.startStateVersion(replication.epoch());
         } catch (IOException e) {
@@ -592,6 +618,10 @@ public final class BrokerController {
         if (slaveSync != null) {
             slaveSync.start();
         }
+        // the master asks producers about undecided half messages; a slave only copies the scan's offsets
+        if (replication.role() != BrokerRole.SLAVE && replication.acceptsWrites()) {
+            transactionCheck.start();
+        }
         log.info("broker {} (cluster {}) serving on port {} (fast port {}), store at {}",
             configuration.broker().brokerName(), configuration.broker().brokerClusterName(), remotingServer.localPort(),
             fastRemotingServer.localPort(),
@@ -638,6 +668,7 @@ public final class BrokerController {
         // first, so that the NameServers stop routing clients here
         step("unregistering from the NameServers", nameServerPresence::shutdown);
         step("stopping timer delivery", () -> store.timerMessages().setDequeueEnabled(false));
+        step("stopping the transaction back-check", transactionCheck::shutdown);
         if (slaveSync != null) {
             step("stopping the slave's metadata sync", slaveSync::shutdown);
         }
@@ -737,6 +768,11 @@ public final class BrokerController {
     /** The op marker writer (TransactionalOpBatchService). */
     public OpMarkerWriter opMarkerWriter() {
         return opMarkers;
+    }
+
+    /** The back-check of undecided half messages (running on a writable master). */
+    public TransactionalMessageCheckService transactionCheckService() {
+        return transactionCheck;
     }
 
     /** The producers' connections a transaction back-check is sent on. */
