@@ -31,7 +31,8 @@ import io.basalt.tools.bench.delay.ProbeBody;
  * {@code --threads} threads; the producer's {@code checkLocalTransaction} answers COMMIT_MESSAGE and logs each call
  * by transaction id. A push consumer runs throughout. Reports how long after the last send the first check came,
  * all were checked and all were delivered, how many checks each half message got and how close two checks of the
- * same one came (the goal: at most one per {@code transactionCheckInterval}). After the last delivery the case
+ * same one came (the goal: at most one per {@code transactionCheckInterval}); the resolve span, first check to last
+ * delivery, is the broker's own part, independent of where the first check falls in the interval. After the last delivery the case
  * lingers {@code --linger-s} more, so that checks the broker still sends for decided transactions are counted.
  */
 @Command(name = "check-resolve", mixinStandardHelpOptions = true,
@@ -129,10 +130,11 @@ final class CheckResolveCase implements Callable<Integer> {
             CheckLog.Summary summary = checks.summary(checkIntervalMs);
             out.println(String.format(Locale.ROOT,
                 "RESULT %s check-resolve count=%d sent=%d send_failed=%d send_s=%.1f check_interval_ms=%d"
-                    + " first_check_s=%s all_checked_s=%s all_delivered_s=%s delivered=%d missing=%d duplicates=%d %s"
+                    + " first_check_s=%s all_checked_s=%s all_delivered_s=%s resolve_span_s=%s delivered=%d missing=%d duplicates=%d %s"
                     + " cpu_us_per_tx=%s load=%s..%s",
                 common.label, count, expected, failed.sum(), (sentMs - sendStartMs) / 1000.0, checkIntervalMs,
                 since(sentMs, summary.firstMs()), summary.transactions() >= expected ? since(sentMs, summary.lastFirstMs()) : "-", since(sentMs, allDeliveredMs),
+                summary.firstMs() < 0 || allDeliveredMs < 0 ? "-" : since(summary.firstMs(), allDeliveredMs),
                 deliveries.unique(), expected - deliveries.unique(), deliveries.duplicates(), summary.line(),
                 cpu.known() && expected > 0 ? String.format(Locale.ROOT, "%.1f", (double) cpuUs / expected) : "?",
                 loadBefore, TransactionBench.loadAverage()));
