@@ -29,7 +29,8 @@ import io.basalt.tools.bench.delay.ProbeBody;
 
 /**
  * {@code commit-rate}: {@code --threads} threads call {@code sendMessageInTransaction} in a loop, the local
- * transaction answering COMMIT_MESSAGE at once. After a warm-up, a window of {@code --seconds}: transactional
+ * transaction answering COMMIT_MESSAGE at once. After a warm-up (30 s: on 2 cores the JIT compilers still take
+ * a core at 20 s), a window of {@code --seconds}: transactional
  * sends per second, send latency (the whole {@code sendMessageInTransaction} call: half send, local transaction,
  * one-way END_TRANSACTION) and the broker's CPU per committed message, measured from the window's start until
  * every commit sent in it is stored in the topic. Then a push consumer reads the topic back: every committed
@@ -40,7 +41,7 @@ import io.basalt.tools.bench.delay.ProbeBody;
 final class CommitRateCase implements Callable<Integer> {
     @CommandLine.Mixin
     TransactionBench.Common common = new TransactionBench.Common();
-    @Option(names = "--warmup-s", defaultValue = "10", description = "seconds of warm-up before the window (default: ${DEFAULT-VALUE})")
+    @Option(names = "--warmup-s", defaultValue = "30", description = "seconds of warm-up before the window (default: ${DEFAULT-VALUE})")
     int warmupSeconds;
     @Option(names = "--seconds", defaultValue = "30", description = "the measured window (default: ${DEFAULT-VALUE})")
     int seconds;
