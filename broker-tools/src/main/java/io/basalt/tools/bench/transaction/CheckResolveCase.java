@@ -98,7 +98,7 @@ final class CheckResolveCase implements Callable<Integer> {
                             }
                         } catch (Exception e) {
                             failed.increment();
-                            firstError.compareAndSet(null, e.toString());
+                            firstError.compareAndSet(null, TransactionBench.describe(e));
                         }
                     }
                 }, "txbench-sender-" + t);

@@ -94,7 +94,7 @@ final class CommitRateCase implements Callable<Integer> {
                         }
                     } catch (Exception e) {
                         failed.increment();
-                        firstError.compareAndSet(null, e.toString());
+                        firstError.compareAndSet(null, TransactionBench.describe(e));
                     }
                 }
             }, "txbench-sender-" + t);

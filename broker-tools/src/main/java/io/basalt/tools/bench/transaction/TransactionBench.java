@@ -69,6 +69,19 @@ public final class TransactionBench implements Callable<Integer> {
         out.flush();
     }
 
+    /** An exception and its causes on one line (the client's messages span lines and hide the broker's answer). */
+    static String describe(Throwable e) {
+        StringBuilder out = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (out.length() > 0) {
+                out.append(" <- ");
+            }
+            out.append(t.getClass().getSimpleName()).append(": ").append(String.valueOf(t.getMessage())
+                .replaceAll("\\s+", " ").replace("For more information, please visit the url, ", ""));
+        }
+        return out.toString();
+    }
+
     /** The machine's load average (1, 5, 15 min) as {@code a/b/c}, or "?" where /proc/loadavg is not readable. */
     static String loadAverage() {
         try {
