@@ -152,8 +152,7 @@ public final class BrokerController {
     private final MetadataPersister metadataPersister;
     /** Delay levels' delivery: runs while this broker is the master. */
     private final ScheduleMessageService schedule;
-    /** Transactional messages: counts, pending half messages per topic, decisions and their op markers. */
-    private final TransactionCounters transactionCounters = new TransactionCounters();
+    /** Transactional messages: pending half messages per topic, decisions and their op markers. */
     private final TransactionMetrics transactionMetrics;
     private final OpMarkerWriter opMarkers;
     private final HalfMessageDecisions transactionDecisions;
@@ -456,6 +455,8 @@ public final class BrokerController {
             RequestCode.SEARCH_OFFSET_BY_TIMESTAMP, RequestCode.GET_EARLIEST_MSG_STORETIME);
         endTransactionExecutor = executor("EndTransactionThread_", broker.endTransactionThreadPoolNums(),
             broker.endTransactionPoolQueueCapacity(), broker.waitTimeMillsInTransactionQueue());
+        executorSources.add(new MetricsSources.ExecutorSource("endTransaction", endTransactionExecutor::queueSize,
+            endTransactionExecutor::systemBusyCount));
         register(endTransactionExecutor, new EndTransactionProcessor(store, replication::acceptsWrites,
             broker.transactionTimeOut(), transactionDecisions, transactionCounters, transactionMetrics,
             System::currentTimeMillis), RequestCode.END_TRANSACTION);
@@ -538,6 +539,8 @@ public final class BrokerController {
         }
         // after the sync stopped: the master's last checkpoint is applied, so delivery goes on from its read time
         store.timerMessages().setDequeueEnabled(true);
+        // the old master decided what was replicated so far: its commits are looked up in the store from now on
+        transactionDecisions.beginDeciding();
         try {
             // from the offsets the last sync copied from the old master
             schedule.start();
@@ -562,7 +565,7 @@ public final class BrokerController {
         started = true;
         store.load();
         transactionMetrics.load();
-        transactionDecisions.storeLoaded();
+        transactionDecisions.beginDeciding();
         // topics auto-created within the persister's interval before a crash: their queues say they exist
         topics.recoverTopicsFromQueues(store.queueIdsByTopic());
         // topics.json may say fewer queues than the store holds (an edited or restored file): keep them readable
@@ -750,7 +753,7 @@ public final class BrokerController {
         return clients;
     }
 
-    /** The transaction counts (prepared, committed, rolled back, checked, given up, refusals), one per broker. */
+    /** What happened to transactional messages, per topic (metrics, status page, runtime info). */
     public TransactionCounters transactionCounters() {
         return transactionCounters;
     }

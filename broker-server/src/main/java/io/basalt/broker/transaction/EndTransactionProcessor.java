@@ -1,6 +1,5 @@
 package io.basalt.broker.transaction;
 
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
@@ -117,9 +116,9 @@ public final class EndTransactionProcessor implements RequestProcessor {
             return refused("commit_log_offset", ResponseCode.SYSTEM_ERROR, "The commit log offset wrong", header);
         }
         Decision decision = type == TransactionalMessages.TRANSACTION_COMMIT_TYPE ? Decision.COMMIT : Decision.ROLLBACK;
-        Optional<Decision> made = decisions.claim(half, decision);
-        if (made.isPresent()) {
-            return alreadyDecided(header, half, decision, made.get());
+        HalfMessageDecisions.Claim claim = decisions.claim(half, decision);
+        if (!claim.granted()) {
+            return alreadyDecided(header, half, decision, claim);
         }
         return decision == Decision.COMMIT ? commit(header, half) : rollback(half);
     }
@@ -195,14 +194,23 @@ public final class EndTransactionProcessor implements RequestProcessor {
     }
 
     /**
-     * The transaction was decided before (or is being decided by another request): nothing more is written, the
-     * half offset this request names is marked done with the first decision, and the duplicate is logged and counted.
+     * The transaction was decided before (or is being decided by another request): nothing more is written; when the
+     * first decision is settled, the half offset this request names is marked done with it. The duplicate is logged
+     * and counted.
      */
     private CompletableFuture<RemotingCommand> alreadyDecided(EndTransactionRequest header, StoredMessage half,
-                                                              Decision asked, Decision made) {
-        decisions.markDone(half.queueOffset(), half, made);
+                                                              Decision asked, HalfMessageDecisions.Claim claim) {
+        Decision made = claim.existing();
         counters.duplicateDecision();
         String transaction = HalfMessageDecisions.transactionOf(half);
+        if (!claim.settled()) {
+            // the other request may still fail: then the transaction stays undecided and the check asks again
+            log.warn("transaction {} is being {} by another request: this {} at half offset {} is ignored. {}",
+                transaction, pastTense(made), asked, half.queueOffset(), header);
+            return done(ResponseCode.SYSTEM_ERROR, "the transaction " + transaction + " is being " + pastTense(made)
+                + " by another request; this " + asked + " is ignored");
+        }
+        decisions.markDone(half.queueOffset(), half, made);
         if (asked == made) {
             log.info("transaction {} was already {}: {} at half offset {} ignored, nothing written again. {}", transaction,
                 pastTense(made), asked, half.queueOffset(), header);

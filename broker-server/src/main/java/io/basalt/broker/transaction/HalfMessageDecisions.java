@@ -43,7 +43,8 @@ public final class HalfMessageDecisions implements TransactionDecisions {
     private static final Logger log = LoggerFactory.getLogger("RocketmqTransaction");
     /** Committed records with one UNIQ_KEY read per lookup (a message id is unique; retries of a topic add few). */
     static final int LOOKUP_MAX_RECORDS = 64;
-    public static final int DEFAULT_MAX_TRANSACTIONS = 2_000_000;
+    /** About 30 MB of decisions; past it the table is emptied (see the class comment). */
+    public static final int DEFAULT_MAX_TRANSACTIONS = 200_000;
 
     private record Decided(Decision decision, long halfQueueEnd) {
     }
@@ -76,10 +77,11 @@ public final class HalfMessageDecisions implements TransactionDecisions {
     }
 
     /**
-     * Called once the store is loaded, before requests are served: records what "before this process" means (the
-     * CommitLog's end and the time now). Until then every undecided transaction is looked up in the store.
+     * Called when this broker starts deciding: once the store is loaded, before requests are served, and again when a
+     * slave is promoted (its master decided everything it replicated so far). Records what "before" means (the
+     * CommitLog's end and the time now). Until the first call every undecided transaction is looked up in the store.
      */
-    public void storeLoaded() {
+    public void beginDeciding() {
         startCommitLogOffset = store.getMaxPhyOffset();
         startTimeMs = clock.getAsLong();
     }
@@ -167,31 +169,40 @@ public final class HalfMessageDecisions implements TransactionDecisions {
     }
 
     /**
-     * Claims the right to act on {@code decision} for {@code half}'s transaction: empty when the caller is the first
-     * and must now store it and call {@link #markDone} (or {@link #release} if storing failed); otherwise the
-     * decision already made, or being made by another request, which the caller must not act on again.
+     * The answer of {@link #claim}: granted (the caller must store its decision and call {@link #markDone}, or
+     * {@link #release} if storing failed), or the decision already made ({@code settled}) or being stored by another
+     * request (not settled: it may still fail), which the caller must not act on again.
      */
-    public Optional<Decision> claim(StoredMessage half, Decision decision) {
+    public record Claim(Decision existing, boolean settled) {
+        static final Claim GRANTED = new Claim(null, false);
+
+        public boolean granted() {
+            return existing == null;
+        }
+    }
+
+    /** Claims the right to act on {@code decision} for {@code half}'s transaction (see {@link Claim}). */
+    public Claim claim(StoredMessage half, Decision decision) {
         String transaction = transactionOf(half);
         if (transaction == null) {
             Decision done = doneOffsets.get(half.queueOffset());
-            return Optional.ofNullable(done);
+            return done == null ? Claim.GRANTED : new Claim(done, true);
         }
         Optional<Decision> made = decisionFor(half);
         if (made.isPresent()) {
-            return made;
+            return new Claim(made.get(), true);
         }
         Decision other = inFlight.putIfAbsent(transaction, decision);
         if (other != null) {
-            return Optional.of(other);
+            return new Claim(other, false);
         }
         // a decision remembered between the look and the claim
         Decided decided = byTransaction.get(transaction);
         if (decided != null) {
             inFlight.remove(transaction, decision);
-            return Optional.of(decided.decision());
+            return new Claim(decided.decision(), true);
         }
-        return Optional.empty();
+        return Claim.GRANTED;
     }
 
     /** Ends a claim: after {@link #markDone} (the decision is remembered) or after a failure to store it. */

@@ -12,6 +12,7 @@ import io.basalt.broker.protocol.Json;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
@@ -85,6 +86,32 @@ class ClientManageProcessorTest {
         var member = clients.consumerGroup("hb_go").members().get(0);
         assertEquals("GO", member.language());
         assertEquals(453, member.version());
+    }
+
+    @Test
+    void aProducerIsRegisteredOnItsConnectionWithItsLanguageAndVersionUntilItUnregisters() throws Exception {
+        open(true);
+        RemotingConnection connection = new OpenConnection();
+        RequestContext context = new RequestContext(connection, connection.remoteAddress(),
+            new InetSocketAddress("127.0.0.1", 10911), 0);
+        RemotingCommand request = RemotingCommand.request(RequestCode.HEART_BEAT);
+        request.setLanguage(io.basalt.remoting.protocol.LanguageCode.CPP);
+        request.setVersion(401);
+        request.setBody("{\"clientID\":\"127.0.0.1@7\",\"consumerDataSet\":[],\"producerDataSet\":[{\"groupName\":\"pg\"},{\"groupName\":\"CLIENT_INNER_PRODUCER\"}]}"
+            .getBytes(StandardCharsets.UTF_8));
+        assertEquals(ResponseCode.SUCCESS, processor.processRequest(context, request).get().code());
+        var producer = clients.producers().producers("pg").get(0);
+        assertEquals("127.0.0.1@7", producer.clientId());
+        assertEquals("CPP", producer.language());
+        assertEquals(401, producer.version());
+        assertEquals(java.util.Optional.of(connection), clients.producers().checkChannel("pg", connection.remoteAddress()));
+
+        RemotingCommand unregister = RemotingCommand.request(RequestCode.UNREGISTER_CLIENT);
+        unregister.putExtField("clientID", "127.0.0.1@7");
+        unregister.putExtField("producerGroup", "pg");
+        assertEquals(ResponseCode.SUCCESS, processor.processRequest(context, unregister).get().code());
+        assertEquals(Set.of("CLIENT_INNER_PRODUCER"), clients.producerGroupNames());
+        assertTrue(clients.producers().checkChannel("pg", connection.remoteAddress()).isEmpty());
     }
 
     @Test
@@ -176,5 +203,32 @@ class ClientManageProcessorTest {
         assertTrue(malformed.remark().startsWith("Invalid MessageSelector."), malformed.remark());
         assertEquals(ResponseCode.SUBSCRIPTION_PARSE_FAILED, request(RequestCode.CHECK_CLIENT_CONFIG,
             "{\"subscriptionData\":{\"expressionType\":\"GROOVY\",\"subString\":\"x\",\"topic\":\"T\"}}").code());
+    }
+
+    /** An open connection from 127.0.0.1:40000 that is never called. */
+    private static final class OpenConnection implements RemotingConnection {
+        @Override
+        public java.net.SocketAddress remoteAddress() {
+            return new InetSocketAddress("127.0.0.1", 40000);
+        }
+
+        @Override
+        public boolean isActive() {
+            return true;
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<RemotingCommand> invoke(RemotingCommand request, long timeoutMs) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Void> invokeOneway(RemotingCommand request) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {
+        }
     }
 }

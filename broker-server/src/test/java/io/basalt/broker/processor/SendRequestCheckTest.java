@@ -1,6 +1,7 @@
 package io.basalt.broker.processor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -109,5 +110,18 @@ class SendRequestCheckTest {
         committed.setSysFlag(0x8);
         assertInstanceOf(SendRequestCheck.Accepted.class, check.check(committed, new byte[] {1}, PRODUCER, false),
             "only PREPARED is a half message");
+    }
+
+    @Test
+    void anOldClientsRetryWithTranMsgAndADelayIsNotAHalfMessage() throws IOException {
+        SendMessageRequestHeader retry = half("TRAN_MSG\u0001true\u0002DELAY\u00014\u0002");
+        retry.setReconsumeTimes(1);
+        SendMessageRequestHeader first = half("TRAN_MSG\u0001true\u0002");
+
+        assertInstanceOf(SendRequestCheck.Accepted.class, check().check(retry, new byte[] {1}, PRODUCER, false),
+            "RocketMQ's exception: reconsumeTimes > 0 and DELAY > 0");
+        assertFalse(SendRequestCheck.isHalfMessage(retry));
+        assertTrue(SendRequestCheck.isHalfMessage(first));
+        assertFalse(SendRequestCheck.isHalfMessage(send("Orders")));
     }
 }

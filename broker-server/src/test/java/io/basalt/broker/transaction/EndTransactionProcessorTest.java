@@ -67,7 +67,7 @@ class EndTransactionProcessorTest {
     private EndTransactionProcessor newProcessor() {
         markers = new OpMarkerWriter(store, BROKER, 4096, 3000, now::get);
         decisions = new HalfMessageDecisions(store, markers, () -> -1, now::get, 1000);
-        decisions.storeLoaded();
+        decisions.beginDeciding();
         return new EndTransactionProcessor(store, writable::get, 6000, decisions, counters, metrics, now::get);
     }
 
@@ -352,5 +352,27 @@ class EndTransactionProcessorTest {
         assertEquals("d".hashCode(), store.readQueueEntries(TransactionalMessages.OP_HALF_TOPIC, 0, 0, 1).get(0).tagsCode());
         assertNull(marker.property("UNIQ_KEY"));
         assertTrue(decisions.isMarkedDone(a.queueOffset()) && decisions.isMarkedDone(b.queueOffset()));
+    }
+
+    @Test
+    void aCommitWhosePutFailsLeavesTheTransactionUndecided() throws Exception {
+        StoredMessage half = half("U16", "");
+        AtomicBoolean refuse = new AtomicBoolean(true);
+        store.addPutTransform(m -> refuse.get() && "T".equals(m.topic())
+            ? io.basalt.store.PutMessageTransform.Decision.refuse(io.basalt.store.PutMessageStatus.SERVICE_NOT_AVAILABLE,
+                "disk full, say")
+            : io.basalt.store.PutMessageTransform.Decision.append(m));
+
+        RemotingCommand failed = call(end(half, 8, false));
+
+        assertEquals(ResponseCode.SERVICE_NOT_AVAILABLE, failed.code());
+        assertTrue(failed.remark().contains("stays undecided"), failed.remark());
+        assertFalse(decisions.isMarkedDone(half.queueOffset()));
+        assertEquals(Optional.empty(), decisions.decisionFor(half));
+        assertEquals(Map.of("commit_put_failed", 1L), counters.endRefusals());
+
+        refuse.set(false);
+        assertEquals(ResponseCode.SUCCESS, call(end(half, 8, true)).code(), "the check's answer commits it");
+        assertEquals(1, queueSize("T", 2));
     }
 }
