@@ -203,6 +203,7 @@ public final class BrokerController {
                 Map<String, Long> errors = new LinkedHashMap<>(replication.serviceErrorCounts());
                 errors.put(pullHold.name(), pullHold.errorCount());
                 errors.put(metadataPersister.name(), metadataPersister.errorCount() + metadataPersister.failures());
+                errors.put(transactionCheckService().name(), transactionCheckService().errorCount());
                 return errors;
             }));
         this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());

@@ -16,6 +16,8 @@ import io.basalt.store.StoredMessage;
 final class HalfMessages {
     /** A property the store may end a record with; the store adds its own to a copy. */
     private static final String RECORD_CRC_PROPERTY = "__CRC32#";
+    private static final java.util.List<String> DELAYING_PROPERTIES = java.util.List.of(
+        MessageProperties.DELAY_TIME_LEVEL, "TIMER_DELIVER_MS", "TIMER_DELAY_SEC", "TIMER_DELAY_MS", "TIMER_DEL_UNIQKEY");
 
     private HalfMessages() {
     }
@@ -90,8 +92,14 @@ final class HalfMessages {
         }
     }
 
-    /** A copy of {@code half} appended to RMQ_SYS_TRANS_HALF_TOPIC queue 0 with {@code properties}. */
+    /**
+     * A copy of {@code half} appended to RMQ_SYS_TRANS_HALF_TOPIC queue 0 with {@code properties}, less any delay
+     * or timer property: the put steps would send such a copy to SCHEDULE_TOPIC_XXXX or the timer wheel, and from
+     * there back into the half queue, round and round until its checks ran out (RocketMQ #1540). The half send
+     * refuses them; a half message of an older client in a moved store may still carry one.
+     */
     static BrokerMessage halfQueueCopy(StoredMessage half, Map<String, String> properties, InetSocketAddress storeHost) {
+        DELAYING_PROPERTIES.forEach(properties::remove);
         // transaction bits NOT_TYPE, as on every half record, so that the copy is dispatched into the half queue
         return copy(half, TransactionalMessages.HALF_TOPIC, properties, storeHost,
             TransactionalMessages.withTransactionType(half.sysFlag(), TransactionalMessages.TRANSACTION_NOT_TYPE));

@@ -5,12 +5,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import io.basalt.broker.client.ProducerChannels;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.store.BrokerMessage;
+import io.basalt.store.MessageProperties;
 import io.basalt.store.MessageStore;
 import io.basalt.store.PutMessageResult;
 import io.basalt.store.QueueEntry;
@@ -101,7 +103,7 @@ final class HalfQueueScan {
     }
 
     /** One scan; {@code writable} is asked before each record, and the scan stops when it turns false (fenced). */
-    Report run(java.util.function.BooleanSupplier writable) {
+    Report run(BooleanSupplier writable) {
         Round round = new Round();
         String half = TransactionalMessages.HALF_TOPIC;
         int queueId = TransactionalMessages.HALF_QUEUE_ID;
@@ -246,7 +248,7 @@ final class HalfQueueScan {
         decisions.markDone(offset, half, decision.get());
         round.markedDone++;
         log.info("Half message {} (uniqKey={}) is already {}: marked done, not checked", offset,
-            half.property(io.basalt.store.MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX), decision.get());
+            half.property(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX), decision.get());
         return true;
     }
 
@@ -267,7 +269,7 @@ final class HalfQueueScan {
             }
             log.warn("Check transaction failed, channel is null. groupId={}, uniqKey={}: no live producer of the group;"
                     + " asked at the next check, {} checks so far", group,
-                properties.get(io.basalt.store.MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX), checksSent);
+                properties.get(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX), checksSent);
             round.parked++;
             return Step.NEXT;
         }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.store.MessageProperties;
 import io.basalt.store.StoredMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * waiting, the scan thread runs one itself when it is full, as RocketMQ's). A check counts
  * ({@link TransactionCounters#checked}) only once the request was written to the producer's connection; when the
  * write fails, the check copy's TRANSACTION_CHECK_TIMES counted a check that was not sent, and the next scan, told
- * by {@link #notSent}, takes one off (RocketMQ counts checks it never sent, #8311). Thread-safe.
+ * by {@link #notSent}, takes one off (RocketMQ counts checks it never sent, #8311). That note is kept in memory:
+ * a broker restarted between the failed write and the next scan counts the unsent check. Thread-safe.
  */
 final class TransactionChecks {
     private static final Logger log = LoggerFactory.getLogger("RocketmqTransaction");
@@ -62,7 +64,7 @@ final class TransactionChecks {
                 counters.checked(realTopic);
                 log.info("Check transaction sent to {} of group {}: real topic={}, uniqKey={}, offset={}, commitLogOffset={}",
                     connection.remoteAddress(), producerGroup, realTopic,
-                    copy.property(io.basalt.store.MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX), copy.queueOffset(),
+                    copy.property(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX), copy.queueOffset(),
                     copy.physicalOffset());
             } else {
                 notWritten(copy, producerGroup, failure);

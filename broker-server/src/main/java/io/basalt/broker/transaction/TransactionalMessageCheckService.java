@@ -27,7 +27,7 @@ public final class TransactionalMessageCheckService extends ServiceThread {
     private final TransactionChecks checks;
     private final BooleanSupplier writable;
     private final long intervalMs;
-    private boolean waited;
+    private volatile boolean waited;
 
     /**
      * @param decisions what END_TRANSACTION decided, asked before any check
@@ -63,6 +63,11 @@ public final class TransactionalMessageCheckService extends ServiceThread {
         HalfQueueScan.Report report = scan.run(writable);
         log.info("End to check prepare message, consumed time:{}", System.currentTimeMillis() - begin);
         return 1 + report.checked();
+    }
+
+    /** Whether the service thread runs (started and not shut down or fenced). */
+    public boolean isRunning() {
+        return waited && !isStopped();
     }
 
     @Override

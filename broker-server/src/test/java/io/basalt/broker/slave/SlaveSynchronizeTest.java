@@ -144,14 +144,21 @@ class SlaveSynchronizeTest {
         startPair();
         master.topics().createOrUpdate(TopicConfig.of("BeforePromotion", 4, 6));
         master.offsets().commitOffset(null, "cg", "BeforePromotion", 1, 5);
+        // the back-check's place in the half and op queues, which a promoted slave goes on from
+        master.offsets().commitOffset(null, "CID_RMQ_SYS_TRANS", "RMQ_SYS_TRANS_HALF_TOPIC", 0, 42);
+        master.offsets().commitOffset(null, "CID_RMQ_SYS_TRANS", "RMQ_SYS_TRANS_OP_HALF_TOPIC", 0, 7);
         await().atMost(ofSeconds(20)).until(() -> slave.topics().get("BeforePromotion") != null
-            && slave.offsets().queryOffset("cg", "BeforePromotion", 1) == 5);
+            && slave.offsets().queryOffset("cg", "BeforePromotion", 1) == 5
+            && slave.offsets().queryOffset("CID_RMQ_SYS_TRANS", "RMQ_SYS_TRANS_HALF_TOPIC", 0) == 42
+            && slave.offsets().queryOffset("CID_RMQ_SYS_TRANS", "RMQ_SYS_TRANS_OP_HALF_TOPIC", 0) == 7);
         // the slave follows epoch 1 once it streams
         await().atMost(ofSeconds(20)).until(() -> slave.replication().masterStreaming());
         // the delay offsets the slave copied from its master (the master corrected them into its empty queues)
         await().atMost(ofSeconds(20)).until(() -> Files.exists(dir.resolve("slave/config/delayOffset.json")));
         assertTrue(master.schedule().isStarted(), "a master delivers delay levels");
         assertTrue(!slave.schedule().isStarted(), "a slave does not");
+        await().atMost(ofSeconds(10)).until(() -> master.transactionCheckService().isRunning());
+        assertTrue(!slave.transactionCheckService().isRunning(), "a slave does not check transactions");
 
         RemotingCommand promote = RemotingCommand.request(10101);
         promote.putExtField("role", "ASYNC_MASTER");
@@ -165,6 +172,11 @@ class SlaveSynchronizeTest {
         assertEquals(5, slave.offsets().queryOffset("cg", "BeforePromotion", 1));
         assertNull(master.slaveSynchronize().orElse(null), "a master has no sync");
         assertTrue(slave.schedule().isStarted(), "promoted, it delivers delay levels");
+        await().atMost(ofSeconds(10)).until(() -> slave.transactionCheckService().isRunning());
+        assertEquals(42, slave.offsets().queryOffset("CID_RMQ_SYS_TRANS", "RMQ_SYS_TRANS_HALF_TOPIC", 0),
+            "the back-check goes on where the master was");
+        await().atMost(ofSeconds(20)).until(() -> !master.replication().acceptsWrites());
+        await().atMost(ofSeconds(10)).until(() -> !master.transactionCheckService().isRunning());
         assertEquals(Map.of("scheduleMessageOffset_1", "0,0", "scheduleMessageOffset_3", "0,0"),
             slave.schedule().runtimeInfo(), "from the offsets it copied");
     }

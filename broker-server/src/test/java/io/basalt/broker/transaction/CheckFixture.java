@@ -50,6 +50,7 @@ final class CheckFixture implements AutoCloseable {
     final Decisions decisions = new Decisions();
     final Connection connection = new Connection();
     final AtomicBoolean producerOnline = new AtomicBoolean(true);
+    final AtomicBoolean delaysApply = new AtomicBoolean(true);
     final AtomicLong skewMs = new AtomicLong();
     final List<String> pendingRemoved = new CopyOnWriteArrayList<>();
     final ProducerChannels channels = (group, from) ->
@@ -61,6 +62,10 @@ final class CheckFixture implements AutoCloseable {
         this.dir = dir;
         store = MessageStore.open(StoreConfig.builder().storePathRootDir(dir.toString()).mappedFileSizeCommitLog(1 << 20)
             .mappedFileSizeConsumeQueue(300_000).warmMapedFileEnable(false).maxHashSlotNum(64).maxIndexNum(400).build());
+        // the broker's delay step, which would redirect a copy carrying DELAY (off while a test writes its records)
+        io.basalt.broker.schedule.DelayLevelTransform delays =
+            new io.basalt.broker.schedule.DelayLevelTransform(io.basalt.store.DelayLevels.parse("1s 2s"));
+        store.addPutTransform(m -> delaysApply.get() ? delays.apply(m) : io.basalt.store.PutMessageTransform.Decision.append(m));
         store.load();
         store.start();
         offsets = ConsumerOffsetManager.open(dir.resolve("config"));
@@ -99,10 +104,12 @@ final class CheckFixture implements AutoCloseable {
         properties.put(TransactionalMessages.PROPERTY_REAL_TOPIC, "TopicA");
         properties.put(TransactionalMessages.PROPERTY_REAL_QUEUE_ID, "3");
         properties.putAll(extra);
+        delaysApply.set(false);
         BrokerMessage m = BrokerMessage.builder().topic(TransactionalMessages.HALF_TOPIC).queueId(0).flag(7)
             .body(("body-" + uniqKey).getBytes(StandardCharsets.UTF_8)).properties(properties)
             .bornTimestamp(System.currentTimeMillis()).bornHost(PRODUCER).storeHost(STORE_HOST).build();
         assertTrue(store.asyncPutMessage(m).join().isOk());
+        delaysApply.set(true);
         settle();
         return m.queueOffset();
     }

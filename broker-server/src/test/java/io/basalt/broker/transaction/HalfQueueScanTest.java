@@ -253,6 +253,16 @@ class HalfQueueScanTest {
     }
 
     @Test
+    void aCopyOfAHalfMessageCarryingADelayStaysInTheHalfQueue() {
+        f.putHalf("tx0", Map.of(MessageProperties.DELAY_TIME_LEVEL, "2"));
+        f.advance(10_000);
+        assertEquals(1, f.run(f.scan(SETTINGS)).checked());
+        assertEquals(2, f.halfQueueEnd(), "the check copy is in the half queue, not in SCHEDULE_TOPIC_XXXX");
+        assertNull(f.halfRecord(1).property(MessageProperties.DELAY_TIME_LEVEL));
+        assertEquals(0, f.store.getMaxOffsetInQueue(io.basalt.store.DelayLevels.SCHEDULE_TOPIC, 1));
+    }
+
+    @Test
     void aCheckNotWrittenToTheConnectionIsNotCounted() {
         f.putHalf("tx0", Map.of());
         f.connection.failWrites.set(true);
