@@ -129,6 +129,7 @@ public final class BrokerController {
     private final ConsumerOffsetManager offsets;
     private final SubscriptionGroupManager subscriptionGroups;
     private final ClientManager clients;
+    private final TransactionCounters transactionCounters = new TransactionCounters();
     private final PullRequestHoldService pullHold;
     private final NettyRemotingServer remotingServer;
     /**
