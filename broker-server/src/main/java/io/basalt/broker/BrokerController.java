@@ -84,6 +84,7 @@ import io.basalt.broker.transaction.OpMarkerWriter;
 import io.basalt.broker.transaction.TransactionCounters;
 import io.basalt.broker.transaction.TransactionDecisions;
 import io.basalt.broker.transaction.TransactionMetrics;
+import io.basalt.broker.transaction.TransactionMetricsProcessor;
 import io.basalt.broker.transaction.TransactionalMessages;
 import io.basalt.broker.transaction.CheckSettings;
 import io.basalt.broker.transaction.ResumeCheckHalfMessageProcessor;
@@ -227,8 +228,8 @@ public final class BrokerController {
             stopTransactionCheckAfterFencing();
             nameServerPresence.leaveWhenFenced(reason);
         });
-        this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
         this.transactionMetrics = new TransactionMetrics(configDir(configuration), System::currentTimeMillis);
+        this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
         this.opMarkers = new OpMarkerWriter(store, new InetSocketAddress(broker.brokerIP1(), broker.listenPort()),
             broker.transactionOpMsgMaxSize(), broker.transactionOpBatchInterval(), System::currentTimeMillis);
         this.transactionDecisions = new HalfMessageDecisions(store, opMarkers, () -> offsets.queryOffset(
@@ -300,7 +301,7 @@ public final class BrokerController {
             .or(() -> Optional.ofNullable(replication.client()).map(HAClient::lastMasterBrokerAddr))
             .filter(address -> !address.isEmpty() && !address.equals(self));
         return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), store.timerMessages(),
-            masterAddress,
+            transactionMetrics, masterAddress,
             () -> replication.role() == BrokerRole.SLAVE, () -> new NettyRemotingClient(NettyClientConfig.defaults()));
     }
 
@@ -497,6 +498,7 @@ public final class BrokerController {
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)),
                 () -> withEndTransactionQueue(schedule.runtimeInfo(), broker), store.timerMessages()),
             RequestCode.GET_BROKER_RUNTIME_INFO);
+        register(admin, new TransactionMetricsProcessor(transactionMetrics), TransactionMetricsProcessor.GET_TRANSACTION_METRICS);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);
         register(admin, new ProducerAdminProcessor(clients.producers()), RequestCode.GET_PRODUCER_CONNECTION_LIST,

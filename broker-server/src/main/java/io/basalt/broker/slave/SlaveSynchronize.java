@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.broker.transaction.TransactionMetrics;
 import io.basalt.common.service.ErrorPolicy;
 import io.basalt.common.service.ServiceThread;
 import io.basalt.remoting.netty.NettyRemotingClient;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A slave's copy of its master's metadata (RocketMQ's {@code SlaveSynchronize.syncAll}): topics (on the master's
- * VIP port), consumer offsets, delay offsets, subscription groups and message request modes, each applied by its
+ * VIP port), consumer offsets, delay offsets, subscription groups, message request modes and (Basalt only) the
+ * pending half-message counts of {@code config/transactionMetrics}, each applied by its
  * {@link MetadataSync} job.
  *
  * <p>When: a round every {@value #TICK_MS} ms runs the jobs when more than {@value #SYNC_PERIOD_MS} ms passed
@@ -80,6 +82,7 @@ public final class SlaveSynchronize extends ServiceThread {
      * The sync of a slave's tables, written to the files under {@code configDir}.
      *
      * @param timers        this broker's timer wheel: its checkpoint follows the master's while it is enabled
+     * @param transactions  this broker's pending half-message counts, replaced by the master's
      * @param masterAddress the master's remoting address (host:port), empty while unknown
      * @param isSlave       false once this broker was promoted: answers arriving then are dropped
      * @param clients       makes the service's remoting client (on its thread, at the first request); the service
@@ -87,11 +90,12 @@ public final class SlaveSynchronize extends ServiceThread {
      */
     public static SlaveSynchronize of(TopicConfigManager topics, ConsumerOffsetManager offsets,
                                       SubscriptionGroupManager groups, Path configDir, TimerMessages timers,
-                                      Supplier<Optional<String>> masterAddress, BooleanSupplier isSlave,
+                                      TransactionMetrics transactions, Supplier<Optional<String>> masterAddress, BooleanSupplier isSlave,
                                       Supplier<NettyRemotingClient> clients) {
         // RocketMQ's syncAll order
         List<MetadataSync> jobs = new ArrayList<>(List.of(new TopicConfigSync(topics), new ConsumerOffsetSync(offsets),
-            new DelayOffsetSync(configDir), new SubscriptionGroupSync(groups), new MessageRequestModeSync(configDir)));
+            new DelayOffsetSync(configDir), new SubscriptionGroupSync(groups), new MessageRequestModeSync(configDir),
+            new TransactionMetricsSync(transactions)));
         if (timers.enabled()) {
             jobs.add(new TimerCheckpointSync(timers));
         }

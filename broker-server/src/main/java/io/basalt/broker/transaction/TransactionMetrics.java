@@ -51,7 +51,30 @@ public final class TransactionMetrics {
         if (content.isEmpty()) {
             return;
         }
-        JsonNode root = content.get();
+        read(content.get());
+    }
+
+    /**
+     * A slave's copy of its master's counts (the JSON {@link #encode()} gives): replaces every count and the version,
+     * so a promoted slave's gauge goes on from the master's last count instead of 0.
+     *
+     * @throws IOException when {@code json} is not this file's JSON
+     */
+    public synchronized void replaceWith(byte[] json) throws IOException {
+        JsonNode root = JsonConfigFile.MAPPER.readTree(json);
+        if (root == null || !root.path("transactionCount").isObject()) {
+            throw new IOException("not transaction metrics: no transactionCount object");
+        }
+        counts.clear();
+        read(root);
+    }
+
+    /** The file's content now, as bytes: what a master sends its slaves. */
+    public byte[] encode() throws IOException {
+        return JsonConfigFile.MAPPER.writeValueAsBytes(toJson());
+    }
+
+    private void read(JsonNode root) {
         JsonNode version = root.path("dataVersion");
         stateVersion = version.path("stateVersion").asLong(0);
         versionTimestamp = version.path("timestamp").asLong(0);

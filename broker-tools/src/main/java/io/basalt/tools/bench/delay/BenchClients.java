@@ -17,6 +17,7 @@ import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.common.TopicConfig;
 import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
+import org.apache.rocketmq.remoting.protocol.admin.TopicOffset;
 import org.apache.rocketmq.remoting.protocol.body.ClusterInfo;
 import org.apache.rocketmq.remoting.protocol.route.BrokerData;
 import org.apache.rocketmq.remoting.protocol.route.TopicRouteData;
@@ -28,16 +29,16 @@ import org.apache.rocketmq.tools.admin.DefaultMQAdminExt;
  * bounded window, an open-loop pacer, and the broker's runtime info. The same code runs against Basalt and
  * RocketMQ; only the NameServer address differs.
  */
-final class BenchClients {
+public final class BenchClients {
     private final String namesrv;
     private final String instance = "delaybench-" + ProcessHandle.current().pid();
 
-    BenchClients(String namesrv) {
+    public BenchClients(String namesrv) {
         this.namesrv = namesrv;
     }
 
     /** Creates {@code topic} with {@code queues} read/write queues on every master and waits until it is routable. */
-    void createTopic(String topic, int queues) throws Exception {
+    public void createTopic(String topic, int queues) throws Exception {
         DefaultMQAdminExt admin = admin();
         try {
             for (String addr : masterAddresses(admin)) {
@@ -64,10 +65,21 @@ final class BenchClients {
     }
 
     /** GET_BROKER_RUNTIME_INFO of the first master (the schedule and timer keys among them). */
-    Map<String, String> runtimeInfo() throws Exception {
+    public Map<String, String> runtimeInfo() throws Exception {
         DefaultMQAdminExt admin = admin();
         try {
             return new HashMap<>(admin.fetchBrokerRuntimeStats(masterAddresses(admin).get(0)).getTable());
+        } finally {
+            admin.shutdown();
+        }
+    }
+
+    /** Messages stored in {@code topic}: the sum of its queues' max offsets on every broker (GET_TOPIC_STATS_INFO). */
+    public long storedMessages(String topic) throws Exception {
+        DefaultMQAdminExt admin = admin();
+        try {
+            return admin.examineTopicStats(topic).getOffsetTable().values().stream()
+                .mapToLong(TopicOffset::getMaxOffset).sum();
         } finally {
             admin.shutdown();
         }
@@ -107,7 +119,7 @@ final class BenchClients {
     }
 
     /** A push consumer of {@code topic} from its first offset; the caller registers the listener before this starts it. */
-    DefaultMQPushConsumer startConsumer(String group, String topic, int threads, int batch, MessageListenerConcurrently listener)
+    public DefaultMQPushConsumer startConsumer(String group, String topic, int threads, int batch, MessageListenerConcurrently listener)
         throws Exception {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
         consumer.setNamesrvAddr(namesrv);
