@@ -89,6 +89,21 @@ public final class DelayLevels {
         return Math.min(level, delayMillis.length);
     }
 
+    /**
+     * A {@code DELAY} property's value as RocketMQ's {@code getDelayTimeLevel} reads it: the number, or 0 when
+     * absent or not a number.
+     */
+    public static int levelOf(String delayProperty) {
+        if (delayProperty == null) {
+            return 0;
+        }
+        try {
+            return Integer.parseInt(delayProperty);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /** Queue of {@link #SCHEDULE_TOPIC} a level's messages wait in. */
     public static int queueId(int level) {
         return level - 1;

@@ -25,6 +25,7 @@ import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.remoting.protocol.SendMessageRequestHeader;
 import io.basalt.store.BrokerMessage;
+import io.basalt.store.DelayLevels;
 import io.basalt.store.MessageBatchDecoder;
 import io.basalt.store.MessageProperties;
 import io.basalt.store.PutMessageResult;
@@ -215,14 +216,9 @@ public final class SendMessageProcessor implements RequestProcessor {
             .exceptionally(SendMessageProcessor::refusedAfterFailStop);
     }
 
-    /** The batch wrapper's DELAY as RocketMQ's getDelayTimeLevel reads it: 0 when absent or not a number. */
+    /** The batch wrapper's DELAY level. */
     private static int delayLevelOf(String properties) {
-        String level = MessageProperties.parse(properties).get(MessageProperties.DELAY_TIME_LEVEL);
-        try {
-            return level == null ? 0 : Integer.parseInt(level);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+        return DelayLevels.levelOf(MessageProperties.parse(properties).get(MessageProperties.DELAY_TIME_LEVEL));
     }
 
     /** The client's properties plus the broker's own: CLUSTER, and a UNIQ_KEY when the client sent none. */

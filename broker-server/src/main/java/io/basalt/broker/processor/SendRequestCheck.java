@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 
+import io.basalt.broker.transaction.TransactionalMessages;
 import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
@@ -33,13 +34,8 @@ final class SendRequestCheck {
     static final int MAX_PROPERTIES_LENGTH = Short.MAX_VALUE;
     /** Every bit RocketMQ 5.2.0's MessageSysFlag defines (0x1 .. 0x80 and the compression type, 0x700). */
     static final int DEFINED_SYS_FLAG_BITS = 0x7FF;
-    /** RocketMQ's MessageSysFlag transaction bits, and their PREPARED value (a half message). */
-    static final int TRANSACTION_TYPE_MASK = 0xC;
-    static final int TRANSACTION_PREPARED_TYPE = 0x4;
     /** TIMER_DELIVER_MS, TIMER_DELAY_SEC, TIMER_DELAY_MS, TIMER_DEL_UNIQKEY, TIMER_OUT_MS and the wheel's own. */
     static final String TIMER_PROPERTY_PREFIX = "TIMER_";
-    /** {@code "true"} on a transactional half message. */
-    static final String PROPERTY_TRANSACTION_PREPARED = "TRAN_MSG";
 
     /** The outcome of {@link #check}. */
     sealed interface Verdict permits Accepted, Refused {
@@ -185,7 +181,8 @@ final class SendRequestCheck {
     static String delayedHalfMessageProperty(SendMessageRequestHeader header) {
         int sysFlag = header.getSysFlag() == null ? 0 : header.getSysFlag();
         String properties = header.getProperties();
-        if ((sysFlag & TRANSACTION_TYPE_MASK) != TRANSACTION_PREPARED_TYPE || properties == null
+        if (TransactionalMessages.transactionType(sysFlag) != TransactionalMessages.TRANSACTION_PREPARED_TYPE
+            || properties == null
             || (!properties.contains(TIMER_PROPERTY_PREFIX) && !properties.contains(MessageProperties.DELAY_TIME_LEVEL))) {
             return null;
         }
@@ -212,11 +209,12 @@ final class SendRequestCheck {
      */
     static boolean isHalfMessage(SendMessageRequestHeader header) {
         String properties = header.getProperties();
-        if (properties == null || !properties.contains(PROPERTY_TRANSACTION_PREPARED)) {
+        if (properties == null || !properties.contains(TransactionalMessages.PROPERTY_TRANSACTION_PREPARED)) {
             return false;
         }
         Map<String, String> parsed = MessageProperties.parse(properties);
-        return Boolean.parseBoolean(parsed.get(PROPERTY_TRANSACTION_PREPARED)) && !isRetryOfOldClient(header, parsed);
+        return Boolean.parseBoolean(parsed.get(TransactionalMessages.PROPERTY_TRANSACTION_PREPARED))
+            && !isRetryOfOldClient(header, parsed);
     }
 
     /** RocketMQ's exception to the half path: {@code reconsumeTimes > 0 && DELAY > 0}. */

@@ -3,6 +3,7 @@ package io.basalt.broker.schedule;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.basalt.broker.transaction.TransactionalMessages;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.DelayLevels;
 import io.basalt.store.MessageProperties;
@@ -30,9 +31,6 @@ public final class DelayLevelTransform implements PutMessageTransform {
     public static final String PROPERTY_REAL_QUEUE_ID = "REAL_QID";
     /** The initial capacity of RocketMQ's {@code string2messageProperties} map, which fixes the iteration order. */
     private static final int ROCKETMQ_PROPERTY_MAP_CAPACITY = 128;
-    private static final int TRANSACTION_MASK = 0x3 << 2;
-    private static final int TRANSACTION_NOT_TYPE = 0;
-    private static final int TRANSACTION_COMMIT_TYPE = 0x2 << 2;
 
     private final DelayLevels levels;
 
@@ -46,8 +44,9 @@ public final class DelayLevelTransform implements PutMessageTransform {
         if (message.dueRedelivery() || !properties.contains(MessageProperties.DELAY_TIME_LEVEL)) {
             return Decision.append(message);
         }
-        int transactionType = message.sysFlag() & TRANSACTION_MASK;
-        if (transactionType != TRANSACTION_NOT_TYPE && transactionType != TRANSACTION_COMMIT_TYPE) {
+        int transactionType = TransactionalMessages.transactionType(message.sysFlag());
+        if (transactionType != TransactionalMessages.TRANSACTION_NOT_TYPE
+            && transactionType != TransactionalMessages.TRANSACTION_COMMIT_TYPE) {
             return Decision.append(message);
         }
         Map<String, String> map = rocketMqPropertyMap(properties);

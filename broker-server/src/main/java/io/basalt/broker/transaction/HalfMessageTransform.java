@@ -4,6 +4,7 @@ import java.util.Map;
 
 import io.basalt.broker.schedule.DelayLevelTransform;
 import io.basalt.store.BrokerMessage;
+import io.basalt.store.DelayLevels;
 import io.basalt.store.MessageProperties;
 import io.basalt.store.PutMessageStatus;
 import io.basalt.store.PutMessageTransform;
@@ -42,7 +43,7 @@ public final class HalfMessageTransform implements PutMessageTransform {
                 + " be stored where it is never delivered nor checked; send it with TransactionMQProducer, or without"
                 + " the PREPARED flag");
         }
-        if (message.reconsumeTimes() > 0 && delayLevel(map) > 0) {
+        if (message.reconsumeTimes() > 0 && DelayLevels.levelOf(map.get(MessageProperties.DELAY_TIME_LEVEL)) > 0) {
             return Decision.append(message.toBuilder().sysFlag(TransactionalMessages.withTransactionType(message.sysFlag(),
                 TransactionalMessages.TRANSACTION_NOT_TYPE)).build());
         }
@@ -58,15 +59,5 @@ public final class HalfMessageTransform implements PutMessageTransform {
             .sysFlag(TransactionalMessages.withTransactionType(message.sysFlag(), TransactionalMessages.TRANSACTION_NOT_TYPE))
             .propertiesString(MessageProperties.toPropertiesString(map))
             .build());
-    }
-
-    /** RocketMQ's {@code getDelayTimeLevel}: 0 when absent or not a number. */
-    private static int delayLevel(Map<String, String> map) {
-        String level = map.get(MessageProperties.DELAY_TIME_LEVEL);
-        try {
-            return level == null ? 0 : Integer.parseInt(level);
-        } catch (NumberFormatException e) {
-            return 0;
-        }
     }
 }

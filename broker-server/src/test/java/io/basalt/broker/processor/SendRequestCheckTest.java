@@ -80,7 +80,7 @@ class SendRequestCheckTest {
 
     private static SendMessageRequestHeader half(String properties) {
         SendMessageRequestHeader h = send("Orders");
-        h.setSysFlag(SendRequestCheck.TRANSACTION_PREPARED_TYPE);
+        h.setSysFlag(io.basalt.broker.transaction.TransactionalMessages.TRANSACTION_PREPARED_TYPE);
         h.setProperties(properties);
         return h;
     }

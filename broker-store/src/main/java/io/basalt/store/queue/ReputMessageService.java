@@ -323,13 +323,7 @@ public final class ReputMessageService extends ServiceThread {
         if (level == null) {
             return c.tagsCode();
         }
-        int parsed;
-        try {
-            parsed = Integer.parseInt(level);
-        } catch (NumberFormatException e) {
-            parsed = 0;
-        }
-        return delayLevels.deliverTimestamp(parsed, c.storeTimestamp());
+        return delayLevels.deliverTimestamp(DelayLevels.levelOf(level), c.storeTimestamp());
     }
 
     private boolean dispatch(long offset, RecordCheck c, long tagsCode) {
