@@ -363,6 +363,12 @@ public final class RemotingControllerClient implements ControllerApi {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>RocketMQ 5.2.0 sends the member group (every registered id's address) only with SUCCESS; with
+     * CONTROLLER_MASTER_STILL_EXIST the result's {@code brokerAddrs} is empty.
+     */
     @Override
     public ElectionResult electMaster(String clusterName, String brokerName, long brokerId) throws ControllerException {
         String what = "ELECT_MASTER " + clusterName + "/" + brokerName + " by " + brokerId;
