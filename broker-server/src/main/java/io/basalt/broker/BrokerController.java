@@ -410,7 +410,8 @@ public final class BrokerController {
         InetSocketAddress masterAddress = broker.haMasterAddress()
             .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
         Peer self = new Peer(broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
-        return new Replication(store, EpochFile.open(configuration.store().rootDir()), configuration.ha(), self,
+        return new Replication(store, EpochFile.open(configuration.store().rootDir(),
+            broker.storePathEpochFile()), configuration.ha(), self,
             broker.brokerRole(), masterAddress);
     }
 
