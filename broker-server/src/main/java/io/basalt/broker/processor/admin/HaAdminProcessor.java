@@ -30,7 +30,7 @@ import java.util.function.LongSupplier;
  * {@code transferredByteInSecond} is the bytes per second a slave acknowledged (master) or the local CommitLog
  * grew (slave) over the last second; {@code transferFromWhere} is the slave's acknowledged offset (where the
  * stream resumes); a slave's {@code lastReadTimestamp} and {@code lastWriteTimestamp} are the last second at which
- * its HA client was streaming (it reads the master's data and heartbeats, and reports its offset, while it
+ * its HA client was streaming, or now while it streams (it reads the master's data and heartbeats, and reports its offset, while it
  * streams); {@code masterFlushOffset} is 0, as on a RocketMQ slave without {@code syncMasterFlushOffsetWhenStartup}.
  * Safe for concurrent calls.
  */
@@ -83,7 +83,9 @@ public final class HaAdminProcessor implements RequestProcessor {
                 InetSocketAddress a = client.masterAddress();
                 masterAddr = a.getHostString() + ":" + a.getPort();
             }
-            long streamed = ha.lastStreamingMillis();
+            // streaming now: it reads and reports at least every haSendHeartbeatInterval
+            long streamed = client != null && client.state() == HAClient.State.TRANSFER ? System.currentTimeMillis()
+                : ha.lastStreamingMillis();
             return new HaRuntimeInfo(false, 0, 0, List.of(), new HaRuntimeInfo.Client(masterAddr,
                 ha.clientTransferredBytesPerSecond(), max, streamed, streamed, 0));
         }
