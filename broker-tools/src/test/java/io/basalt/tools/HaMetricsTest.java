@@ -40,9 +40,12 @@ class HaMetricsTest {
             await().atMost(Duration.ofSeconds(30)).until(() ->
                 Scripts.run(dir.resolve("mqha-master.out"), 120, "mqha", "status", "-b", master.address()).output()
                     .contains("haConnectionCount        1"));
+            assertThat(Scripts.run(dir.resolve("mqha-master-view.out"), 120, "mqha", "status", "-b", master.address())
+                .output()).contains("epochs                   1@0", "inSyncSlaves             1", "inSync=yes");
             Scripts.Result status = Scripts.run(dir.resolve("mqha-slave.out"), 120, "mqha", "status", "-b", slave.address());
             assertThat(status.exitCode()).isZero();
-            assertThat(status.output()).contains("haRole                   SLAVE", "haEpoch                  1");
+            assertThat(status.output()).contains("haRole                   SLAVE", "haEpoch                  1",
+                "epochs                   1@0", "masterHaAddress          127.0.0.1:" + haPort);
 
             Scripts.Result stale = Scripts.run(dir.resolve("mqha-stale.out"), 120, "mqha", "promote", "-b", slave.address(),
                 "-e", "7");

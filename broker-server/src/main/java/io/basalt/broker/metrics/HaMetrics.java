@@ -120,9 +120,9 @@ public final class HaMetrics {
         return n;
     }
 
-    /** RocketMQ's classic in-sync rule: acknowledged something, and less than haMaxGapNotInSync behind. */
+    /** RocketMQ's classic in-sync rule ({@code DefaultHAService.isInSyncSlave}): less than haMaxGapNotInSync behind. */
     public boolean inSync(SlaveStatus s) {
-        return s.ackOffset() > 0 && s.lagBytes() < haMaxGapNotInSync;
+        return s.lagBytes() < haMaxGapNotInSync;
     }
 
     public String role() {
