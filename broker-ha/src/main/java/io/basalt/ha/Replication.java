@@ -162,6 +162,11 @@ public final class Replication {
         return epochs.lastEpoch();
     }
 
+    /** The epoch history (the epoch file's entries), oldest first. */
+    public List<EpochFile.Entry> epochEntries() {
+        return epochs.entries();
+    }
+
     /** A master's HA port, -1 on a slave. */
     public int haListenPort() {
         HAService m = master;

@@ -25,6 +25,7 @@ import io.basalt.broker.config.ConfigException;
 import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.metrics.BrokerMetrics;
+import io.basalt.broker.metrics.HaMetrics;
 import io.basalt.broker.metrics.MetricsService;
 import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.namesrv.BrokerRegistration;
@@ -51,6 +52,7 @@ import io.basalt.broker.processor.PullMessageProcessor;
 import io.basalt.broker.processor.ReplyMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
+import io.basalt.broker.processor.admin.HaAdminProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
 import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
@@ -147,6 +149,7 @@ public final class BrokerController {
     private final List<MetricsSources.ExecutorSource> executorSources = new ArrayList<>();
     private final BrokerMetrics metrics;
     private final MetricsService metricsService;
+    private final HaMetrics haMetrics;
     private final BrokerRuntimeStats runtimeStats;
     private final NameServerPresence nameServerPresence;
     /** Writes topics.json for topics created by sends, batched and off the send threads. */
@@ -211,6 +214,8 @@ public final class BrokerController {
         metrics.registerConnectionCloses(this::connectionCloses);
         metrics.registerDelayLevels(schedule::status);
         metrics.registerTransactions(transactionCounters);
+        this.haMetrics = new HaMetrics(replication, store, configuration.ha().haMaxGapNotInSync(), System::currentTimeMillis);
+        metrics.registerHa(haMetrics);
         schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.groupGets = new GroupGetStats(System::currentTimeMillis);
         this.counters = new BrokerCounters(metrics, groupGets);
@@ -410,7 +415,8 @@ public final class BrokerController {
         InetSocketAddress masterAddress = broker.haMasterAddress()
             .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
         Peer self = new Peer(broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
-        return new Replication(store, EpochFile.open(configuration.store().rootDir()), configuration.ha(), self,
+        return new Replication(store, EpochFile.open(configuration.store().rootDir(),
+            broker.storePathEpochFile()), configuration.ha(), self,
             broker.brokerRole(), masterAddress);
     }
 
@@ -498,6 +504,9 @@ public final class BrokerController {
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)),
                 () -> withEndTransactionQueue(schedule.runtimeInfo(), broker), store.timerMessages()),
             RequestCode.GET_BROKER_RUNTIME_INFO);
+        register(admin, new HaAdminProcessor(broker.brokerClusterName(), brokerName,
+                () -> replication.role() == BrokerRole.SLAVE ? broker.brokerId() : 0, replication, store, haMetrics),
+            RequestCode.GET_BROKER_EPOCH_CACHE, RequestCode.GET_BROKER_HA_STATUS);
         register(admin, new TransactionMetricsProcessor(transactionMetrics), TransactionMetricsProcessor.GET_TRANSACTION_METRICS);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);
@@ -613,6 +622,7 @@ public final class BrokerController {
         scheduler.scheduleAtFixedRate(periodic("forgetting transaction decisions the check scan passed",
             transactionDecisions::prune), transactionMetricsPeriodMs, transactionMetricsPeriodMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
+        scheduler.scheduleAtFixedRate(periodic("sampling replication", haMetrics::sample), 0, 1, TimeUnit.SECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling consumer group stats", groupGets::sample),
             StatsItem.SAMPLE_INTERVAL_MS, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         remotingServer.start();
@@ -749,6 +759,14 @@ public final class BrokerController {
 
     public Replication replication() {
         return replication;
+    }
+
+    /**
+     * Replication's metrics: the role logic reports elections and master loss to {@link HaMetrics#events()}, and
+     * may replace the SyncStateSet size ({@link HaMetrics#syncStateSetSize(java.util.function.IntSupplier)}).
+     */
+    public HaMetrics haMetrics() {
+        return haMetrics;
     }
 
     public ClientManager clients() {

@@ -40,9 +40,12 @@ class HaMetricsTest {
             await().atMost(Duration.ofSeconds(30)).until(() ->
                 Scripts.run(dir.resolve("mqha-master.out"), 120, "mqha", "status", "-b", master.address()).output()
                     .contains("haConnectionCount        1"));
+            assertThat(Scripts.run(dir.resolve("mqha-master-view.out"), 120, "mqha", "status", "-b", master.address())
+                .output()).contains("epochs                   1@0", "inSyncSlaves             1", "inSync=yes");
             Scripts.Result status = Scripts.run(dir.resolve("mqha-slave.out"), 120, "mqha", "status", "-b", slave.address());
             assertThat(status.exitCode()).isZero();
-            assertThat(status.output()).contains("haRole                   SLAVE", "haEpoch                  1");
+            assertThat(status.output()).contains("haRole                   SLAVE", "haEpoch                  1",
+                "epochs                   1@0", "masterHaAddress          127.0.0.1:" + haPort);
 
             Scripts.Result stale = Scripts.run(dir.resolve("mqha-stale.out"), 120, "mqha", "promote", "-b", slave.address(),
                 "-e", "7");
@@ -85,9 +88,23 @@ class HaMetricsTest {
                 assertThat(Scripts.sample(metrics, "basalt_ha_slave_ack_offset_bytes" + labels)).isEqualTo(max);
                 assertThat(Scripts.sample(metrics, "basalt_ha_slave_lag_bytes" + labels)).isZero();
                 assertThat(Scripts.sample(metrics, "basalt_ha_slave_lag_seconds" + labels)).isZero();
+                assertThat(Scripts.sample(metrics, "basalt_ha_slave_in_sync" + labels)).isEqualTo(1);
+                assertThat(Scripts.sample(metrics, "basalt_ha_sync_state_set_size")).isEqualTo(2);
             });
+            String masterMetrics = Scripts.get(master.metricsPort(), "/metrics");
+            assertThat(Scripts.sample(masterMetrics, "basalt_ha_epoch")).isEqualTo(1);
+            assertThat(Scripts.sample(masterMetrics, "basalt_ha_role{role=\"ASYNC_MASTER\"}")).isEqualTo(1);
+            assertThat(Scripts.sample(masterMetrics, "basalt_ha_role{role=\"SLAVE\"}")).isZero();
+            assertThat(Scripts.sample(masterMetrics, "basalt_ha_elections_total")).isZero();
+            assertThat(Scripts.sample(masterMetrics, "basalt_ha_seconds_without_master")).isZero();
+            String slaveMetrics = Scripts.get(slave.metricsPort(), "/metrics");
+            assertThat(Scripts.sample(slaveMetrics, "basalt_ha_role{role=\"SLAVE\"}")).isEqualTo(1);
+            assertThat(Scripts.sample(slaveMetrics, "basalt_ha_epoch")).isEqualTo(1);
+            assertThat(Scripts.sample(slaveMetrics, "basalt_ha_sync_state_set_size")).isZero();
             assertThat(Scripts.get(master.metricsPort(), "/status.json"))
-                .contains("\"role\":\"ASYNC_MASTER\"", "\"address\":\"" + slave.address() + "\",\"brokerId\":1");
+                .contains("\"role\":\"ASYNC_MASTER\"", "\"address\":\"" + slave.address() + "\",\"brokerId\":1",
+                    "\"epoch\":1", "\"epochs\":[{\"epoch\":1,\"startOffset\":0}]", "\"syncStateSetSize\":2",
+                    "\"inSync\":true");
             assertThat(Scripts.get(slave.metricsPort(), "/status.json")).contains("\"role\":\"SLAVE\"");
         }
     }

@@ -194,6 +194,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.PID_FILE);
     }
 
+    /** Replication's epoch file ({@code storePathEpochFile}; default {@code <storePathRootDir>/epochFileCheckpoint}). */
+    public Path storePathEpochFile() {
+        return values.get(ConfigKeys.STORE_PATH_EPOCH_FILE);
+    }
+
     /** A slave's master, {@code host:haListenPort} (required for a slave); empty on a master. */
     public Optional<HostPort> haMasterAddress() {
         return values.get(ConfigKeys.HA_MASTER_ADDRESS);

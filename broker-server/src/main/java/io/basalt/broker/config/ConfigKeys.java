@@ -169,6 +169,10 @@ final class ConfigKeys {
     static final ConfigKey<Path> PID_FILE = computed("pidFile", SECTION, path(), "<storePathRootDir>/broker.pid",
         r -> r.get(StoreKeys.STORE_PATH_ROOT_DIR).resolve("broker.pid").toString(),
         "Basalt: file holding the process id of a running broker; stop reads it");
+    static final ConfigKey<Path> STORE_PATH_EPOCH_FILE = computed("storePathEpochFile", SECTION, path(),
+        "<storePathRootDir>/epochFileCheckpoint", r -> r.get(StoreKeys.STORE_PATH_ROOT_DIR).resolve("epochFileCheckpoint")
+            .toString(), "Replication's epoch list (RocketMQ's text checkpoint: count, CRC32, <epoch>-<startOffset> lines),"
+            + " with its previous version in <file>.bak");
 
     // Replication wiring
     static final ConfigKey<Optional<HostPort>> HA_MASTER_ADDRESS = key("haMasterAddress", SECTION, optionalHostPort(), "",
@@ -192,7 +196,7 @@ final class ConfigKeys {
         DELAY_OFFSET_UPDATE_VERSION_STEP, SCHEDULE_ASYNC_DELIVER_MAX_PENDING_LIMIT, REJECT_TRANSACTION_MESSAGE,
         TRANSACTION_TIME_OUT, TRANSACTION_CHECK_INTERVAL, TRANSACTION_CHECK_MAX, TRANSACTION_OP_MSG_MAX_SIZE,
         TRANSACTION_OP_BATCH_INTERVAL, TRANSACTION_METRIC_FLUSH_INTERVAL, END_TRANSACTION_THREAD_POOL_NUMS,
-        END_TRANSACTION_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
+        END_TRANSACTION_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE, LOGS_DIR, PID_FILE, STORE_PATH_EPOCH_FILE, HA_MASTER_ADDRESS,
         SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE));
 
     /**

@@ -65,6 +65,7 @@ public final class BrokerMetrics implements TrafficObserver {
     private final Histogram deliveryLateness;
     private volatile java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> delayLevels = List::of;
     private volatile TransactionCounters transactions = new TransactionCounters();
+    private volatile HaMetrics ha;
 
     public BrokerMetrics(MetricsSources sources) {
         this.sources = sources;
@@ -279,6 +280,17 @@ public final class BrokerMetrics implements TrafficObserver {
             .help("Messages of a delay level put back into their topic since start").labelNames("level")
             .callback(cb -> levels.get().forEach(l -> cb.call(l.delivered(), Integer.toString(l.level()))))
             .register(registry);
+    }
+
+    /** Replication's view (role, epoch, SyncStateSet, slaves in sync, elections, time without a master). */
+    public void registerHa(HaMetrics ha) {
+        this.ha = ha;
+        ha.register(registry);
+    }
+
+    /** Replication's view, null until {@link #registerHa} (tests that build metrics alone). */
+    HaMetrics ha() {
+        return ha;
     }
 
     /**

@@ -80,9 +80,25 @@ final class StatusReport {
         ObjectNode ha = root.putObject("ha");
         ha.put("role", metrics.sources().haRole().get());
         ArrayNode slaves = ha.putArray("slaves");
-        for (SlaveStatus s : metrics.haSlaves()) {
-            slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset()).put("lagBytes", s.lagBytes())
-                .put("lagMs", s.lagMs());
+        HaMetrics view = metrics.ha();
+        if (view == null) {
+            for (SlaveStatus s : metrics.haSlaves()) {
+                slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset())
+                    .put("lagBytes", s.lagBytes()).put("lagMs", s.lagMs());
+            }
+        } else {
+            ha.put("epoch", view.epoch());
+            ArrayNode epochs = ha.putArray("epochs");
+            view.epochEntries().forEach(e -> epochs.addObject().put("epoch", e.epoch()).put("startOffset", e.startOffset()));
+            ha.put("syncStateSetSize", view.syncStateSetSize());
+            ha.put("elections", view.elections());
+            ha.put("secondsWithoutMaster", view.secondsWithoutMaster());
+            for (HaMetrics.SlaveView v : view.slaves()) {
+                SlaveStatus s = v.status();
+                slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset())
+                    .put("lagBytes", s.lagBytes()).put("lagMs", s.lagMs()).put("inSync", v.inSync())
+                    .put("bytesPerSecond", v.transferredBytesPerSecond());
+            }
         }
         ArrayNode delayLevels = root.putArray("delayLevels");
         for (ScheduleMessageService.LevelStatus l : metrics.delayLevels()) {

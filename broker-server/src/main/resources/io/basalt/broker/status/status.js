@@ -103,13 +103,21 @@
       tr.appendChild(el('td', r[1], 'num'));
       tm.appendChild(tr);
     });
-    document.getElementById('ha-role').textContent = 'role: ' + s.ha.role + (s.ha.slaves.length ? '' : ' (no slaves connected)');
+    var haLine = 'role: ' + s.ha.role;
+    if (s.ha.epoch !== undefined) {
+      haLine += ', epoch ' + s.ha.epoch + ' (history: ' + (s.ha.epochs.length ? s.ha.epochs.map(function (e) {
+        return e.epoch + '@' + e.startOffset;
+      }).join(', ') : 'none') + '), SyncStateSet size ' + s.ha.syncStateSetSize + ', elections ' + s.ha.elections
+        + (s.ha.secondsWithoutMaster > 0 ? ', no master for ' + s.ha.secondsWithoutMaster.toFixed(0) + ' s' : '');
+    }
+    document.getElementById('ha-role').textContent = haLine + (s.ha.slaves.length ? '' : ' (no slaves connected)');
     fillBody('retries', (s.retries || []).map(function (r) {
       return [el('td', r.group), el('td', String(r.retries), 'num'), el('td', String(r.deadLettered), 'num'),
         el('td', String(r.dropped), 'num')];
     }));
     fillBody('ha', s.ha.slaves.map(function (h) {
-      return [el('td', h.address + ' (brokerId ' + h.brokerId + ')'), el('td', fmt(h.ackOffset), 'num'), el('td', fmt(h.lagBytes), 'num'), el('td', fmt(h.lagMs), 'num')];
+      return [el('td', h.address + ' (brokerId ' + h.brokerId + ')'), el('td', fmt(h.ackOffset), 'num'), el('td', fmt(h.lagBytes), 'num'), el('td', fmt(h.lagMs), 'num'),
+        el('td', h.inSync === undefined ? '' : (h.inSync ? 'yes' : 'no'))];
     }));
   }
 

@@ -2,14 +2,20 @@ package io.basalt.tools.ha;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import org.apache.rocketmq.remoting.netty.NettyClientConfig;
 import org.apache.rocketmq.remoting.netty.NettyRemotingClient;
+import org.apache.rocketmq.remoting.protocol.EpochEntry;
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
+import org.apache.rocketmq.remoting.protocol.RemotingSerializable;
 import org.apache.rocketmq.remoting.protocol.RequestCode;
+import org.apache.rocketmq.remoting.protocol.body.EpochEntryCache;
+import org.apache.rocketmq.remoting.protocol.body.HARuntimeInfo;
 import org.apache.rocketmq.remoting.protocol.body.KVTable;
 
 import picocli.CommandLine;
@@ -19,7 +25,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code mqha status|promote}: replication operations RocketMQ's mqadmin has no command for. {@code status}
  * prints a broker's replication fields (role, epoch, fenced, per-slave offsets and lag) from
- * GET_BROKER_RUNTIME_INFO; {@code promote} turns a slave into a master without a restart (Basalt's
+ * GET_BROKER_RUNTIME_INFO, then the epoch history (GET_BROKER_EPOCH_CACHE) and each slave as {@code mqadmin
+ * haStatus} sees it (GET_BROKER_HA_STATUS) with its lag in seconds; {@code promote} turns a slave into a master without a restart (Basalt's
  * request 10101), refused unless the slave follows {@code --expected-epoch}. Exit status: 0 on success,
  * 1 when the broker refused or could not be reached, 2 on bad arguments.
  */
@@ -75,7 +82,9 @@ public final class MqHa implements Callable<Integer> {
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Print a broker's replication state: role, epoch, fenced, slaves with offsets and lag.")
+        description = "Print a broker's replication state: role, epoch and epoch history, fenced, and each slave's "
+            + "acknowledged offset, lag in bytes and seconds and whether it is in sync (mqadmin haStatus and "
+            + "getBrokerEpoch in one view).")
     static final class Status implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -86,15 +95,65 @@ public final class MqHa implements Callable<Integer> {
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
-            return MqHa.call(out, broker, RemotingCommand.createRequestCommand(RequestCode.GET_BROKER_RUNTIME_INFO, null),
-                (o, response) -> {
-                    Map<String, String> table = new TreeMap<>(KVTable.decode(response.getBody(), KVTable.class).getTable());
-                    table.forEach((key, value) -> {
-                        if (key.startsWith("ha")) {
-                            o.printf("%-24s %s%n", key, value);
-                        }
-                    });
+            NettyRemotingClient client = new NettyRemotingClient(new NettyClientConfig());
+            client.start();
+            try {
+                RemotingCommand info = client.invokeSync(broker,
+                    RemotingCommand.createRequestCommand(RequestCode.GET_BROKER_RUNTIME_INFO, null), TIMEOUT_MS);
+                if (info.getCode() != 0) {
+                    out.println(broker + " refused: " + info.getRemark() + " (code " + info.getCode() + ")");
+                    return 1;
+                }
+                Map<String, String> table = new TreeMap<>(KVTable.decode(info.getBody(), KVTable.class).getTable());
+                table.forEach((key, value) -> {
+                    if (key.startsWith("ha")) {
+                        out.printf("%-24s %s%n", key, value);
+                    }
                 });
+                RemotingCommand epochs = client.invokeSync(broker,
+                    RemotingCommand.createRequestCommand(RequestCode.GET_BROKER_EPOCH_CACHE, null), TIMEOUT_MS);
+                if (epochs.getCode() == 0) {
+                    EpochEntryCache cache = RemotingSerializable.decode(epochs.getBody(), EpochEntryCache.class);
+                    List<String> list = new ArrayList<>();
+                    for (EpochEntry e : cache.getEpochList()) {
+                        list.add(e.getEpoch() + "@" + e.getStartOffset());
+                    }
+                    out.printf("%-24s %s%n", "epochs", list.isEmpty() ? "none" : String.join(", ", list));
+                    out.printf("%-24s %d%n", "commitLogMaxOffset", cache.getMaxOffset());
+                }
+                RemotingCommand status = client.invokeSync(broker,
+                    RemotingCommand.createRequestCommand(RequestCode.GET_BROKER_HA_STATUS, null), TIMEOUT_MS);
+                if (status.getCode() == 0) {
+                    printHaStatus(out, RemotingSerializable.decode(status.getBody(), HARuntimeInfo.class), table);
+                }
+                return 0;
+            } catch (Exception e) {
+                out.println("cannot reach " + broker + ": " + e.getMessage());
+                return 1;
+            } finally {
+                client.shutdown();
+            }
+        }
+
+        /** The slaves as {@code mqadmin haStatus} lists them, with the lag in seconds from the runtime info. */
+        private static void printHaStatus(PrintWriter out, HARuntimeInfo info, Map<String, String> runtime) {
+            if (!info.isMaster()) {
+                HARuntimeInfo.HAClientRuntimeInfo c = info.getHaClientRuntimeInfo();
+                out.printf("%-24s %s%n", "masterHaAddress", c.getMasterAddr());
+                return;
+            }
+            out.printf("%-24s %d%n", "inSyncSlaves", info.getInSyncSlaveNums());
+            for (HARuntimeInfo.HAConnectionRuntimeInfo c : info.getHaConnectionInfo()) {
+                String lagMs = "?";
+                for (Map.Entry<String, String> e : runtime.entrySet()) {
+                    if (e.getKey().endsWith("Address") && e.getValue().endsWith(c.getAddr())) {
+                        lagMs = runtime.getOrDefault(e.getKey().replace("Address", "LagMs"), "?");
+                    }
+                }
+                String lagSeconds = lagMs.equals("?") ? "?" : String.format("%.1f", Long.parseLong(lagMs) / 1000.0);
+                out.printf("slave %-18s ackOffset=%d lagBytes=%d lagSeconds=%s inSync=%s%n", c.getAddr(),
+                    c.getSlaveAckOffset(), c.getDiff(), lagSeconds, c.isInSync() ? "yes" : "no");
+            }
         }
     }
 
