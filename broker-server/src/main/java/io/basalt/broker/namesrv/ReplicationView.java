@@ -22,6 +22,11 @@ public interface ReplicationView {
     /** The remoting address of the master this slave followed last; empty on a master or before any master was reached. */
     String followedMasterAddr();
 
+    /** A master's bound HA port, -1 on a slave. */
+    default int haListenPort() {
+        return -1;
+    }
+
     /** The view of a broker's {@link Replication}. */
     static ReplicationView of(Replication replication) {
         return new ReplicationView() {
@@ -38,6 +43,11 @@ public interface ReplicationView {
             @Override
             public void fence(String reason) {
                 replication.fence(reason);
+            }
+
+            @Override
+            public int haListenPort() {
+                return replication.haListenPort();
             }
 
             @Override
