@@ -13,6 +13,8 @@ import org.slf4j.LoggerFactory;
 
 import io.basalt.ha.master.HAService;
 import io.basalt.ha.slave.HAClient;
+import io.basalt.ha.slave.MasterLocator;
+import io.basalt.ha.slave.ReplicaClient;
 import io.basalt.store.MessageStore;
 
 /**
@@ -40,23 +42,30 @@ public final class Replication {
     private volatile BrokerRole role;
     private volatile Consumer<String> fenceListener = reason -> { };
     private volatile HAService master;
-    private volatile HAClient slave;
+    private volatile ReplicaClient slave;
+    private volatile MasterLocator locator = MasterLocator.NONE;
     private boolean started;
 
     /**
-     * @param masterHaAddress a slave's master HA address (required for {@link BrokerRole#SLAVE}); ignored by masters
+     * @param masterHaAddress a slave's configured master HA address (haMasterAddress), or null for one the
+     *                        {@link #locateMasterWith locator} names; ignored by masters
      */
     public Replication(MessageStore store, EpochFile epochs, HAConfig config, Peer self, BrokerRole role,
                        InetSocketAddress masterHaAddress) {
-        if (role == BrokerRole.SLAVE && masterHaAddress == null) {
-            throw new IllegalArgumentException("brokerRole=SLAVE needs haMasterAddress (host:port of the master's HA port)");
-        }
         this.store = store;
         this.epochs = epochs;
         this.config = config;
         this.self = self;
         this.role = role;
         this.masterHaAddress = masterHaAddress;
+    }
+
+    /**
+     * How a slave finds its master's addresses and protocol (the NameServers' answers, GET_HA_PROTOCOLS);
+     * set before start. Without one a slave speaks Basalt's wire to haMasterAddress.
+     */
+    public void locateMasterWith(MasterLocator locator) {
+        this.locator = locator;
     }
 
     /** Starts the role's endpoint; the store must be running. */
@@ -66,7 +75,7 @@ public final class Replication {
         }
         started = true;
         if (role == BrokerRole.SLAVE) {
-            slave = new HAClient(store, epochs, config, self, masterHaAddress);
+            slave = new HAClient(store, epochs, config, self, masterHaAddress, locator);
             slave.start();
         } else {
             startMaster();
@@ -114,8 +123,12 @@ public final class Replication {
         if (epochs.lastEpoch() != expectedEpoch) {
             throw new IllegalStateException("this slave follows epoch " + epochs.lastEpoch() + ", not " + expectedEpoch);
         }
-        HAClient client = slave;
+        ReplicaClient client = slave;
+        InetSocketAddress previousMaster = masterHaAddress;
+        boolean previousSpeaksBasalt = true;
         if (client != null) {
+            previousMaster = client.masterAddress();
+            previousSpeaksBasalt = !ReplicaProtocol.CLASSIC.name().equals(client.protocol());
             client.shutdown();
             slave = null;
         }
@@ -124,21 +137,26 @@ public final class Replication {
         role = newRole;
         startMaster();
         LOG.warn("Promoted to {} with epoch {} at CommitLog offset {}", newRole, epoch, store.getMaxPhyOffset());
-        StepDownNotice.Outcome told = StepDownNotice.send(masterHaAddress, self, epoch, store.getMaxPhyOffset(),
+        if (previousMaster == null || !previousSpeaksBasalt) {
+            LOG.warn("The previous master ({}) cannot be told of epoch {}: it is {}", previousMaster, epoch,
+                previousMaster == null ? "unknown" : "a RocketMQ broker (classic protocol, no epochs)");
+            return epoch;
+        }
+        StepDownNotice.Outcome told = StepDownNotice.send(previousMaster, self, epoch, store.getMaxPhyOffset(),
             STEP_DOWN_TIMEOUT_MS);
         switch (told) {
-            case FENCED -> LOG.warn("The previous master at {} was told of epoch {} and fenced itself", masterHaAddress, epoch);
+            case FENCED -> LOG.warn("The previous master at {} was told of epoch {} and fenced itself", previousMaster, epoch);
             case UNREACHABLE -> LOG.warn("The previous master at {} could not be told of epoch {}; it fences itself"
-                + " when a slave of this epoch reaches it", masterHaAddress, epoch);
+                + " when a slave of this epoch reaches it", previousMaster, epoch);
             case NOT_DEPOSED -> LOG.error("The previous master at {} is not older than epoch {}: two masters may accept"
-                + " writes; check the broker group", masterHaAddress, epoch);
+                + " writes; check the broker group", previousMaster, epoch);
         }
         return epoch;
     }
 
     /** Stops the endpoint (answering waiting puts). Idempotent. */
     public synchronized void shutdown() {
-        HAClient c = slave;
+        ReplicaClient c = slave;
         if (c != null) {
             c.shutdown();
         }
@@ -200,7 +218,7 @@ public final class Replication {
                 addrs.put(s.brokerId(), s.brokerAddr());
             }
         }
-        HAClient c = slave;
+        ReplicaClient c = slave;
         if (c != null && c.masterBrokerAddr() != null) {
             addrs.put(MASTER_ID, c.masterBrokerAddr());
         }
@@ -219,12 +237,12 @@ public final class Replication {
 
     /** On a slave: whether its master streams to it now (a master that is down or unreachable does not). */
     public boolean masterStreaming() {
-        HAClient c = slave;
+        ReplicaClient c = slave;
         return c != null && c.masterBrokerAddr() != null;
     }
 
     /** A slave's client, null on a master. */
-    public HAClient client() {
+    public ReplicaClient client() {
         return slave;
     }
 
@@ -241,15 +259,17 @@ public final class Replication {
             for (int i = 0; i < slaves.size(); i++) {
                 SlaveStatus s = slaves.get(i);
                 info.put("haSlave" + i + "Address", s.address());
+                info.put("haSlave" + i + "Protocol", s.protocol());
                 info.put("haSlave" + i + "AckOffset", Long.toString(s.ackOffset()));
                 info.put("haSlave" + i + "LagBytes", Long.toString(s.lagBytes()));
                 info.put("haSlave" + i + "LagMs", Long.toString(s.lagMs()));
             }
         }
-        HAClient c = slave;
+        ReplicaClient c = slave;
         if (c != null) {
             info.put("haMasterAddress", String.valueOf(c.masterAddress()));
-            info.put("haClientState", c.state().name());
+            info.put("haClientState", c.stateName());
+            info.put("haProtocol", c.protocol());
             info.put("haMasterMaxOffsetSeen", Long.toString(c.masterMaxOffsetSeen()));
             info.put("haSlaveLagBytes", Long.toString(Math.max(0, c.masterMaxOffsetSeen() - c.maxOffset())));
         }

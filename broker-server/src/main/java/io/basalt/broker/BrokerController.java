@@ -30,6 +30,7 @@ import io.basalt.broker.metrics.MetricsService;
 import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.processor.HAProtocolsProcessor;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.broker.processor.SlaveReadPolicy;
 import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
@@ -40,7 +41,7 @@ import io.basalt.broker.schedule.ScheduleMessageService;
 import io.basalt.broker.schedule.ScheduleSettings;
 import io.basalt.broker.slave.SlaveSynchronize;
 import io.basalt.ha.BrokerRole;
-import io.basalt.ha.slave.HAClient;
+import io.basalt.ha.slave.ReplicaClient;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
@@ -67,6 +68,7 @@ import io.basalt.broker.processor.admin.TopicAdminProcessor;
 import io.basalt.broker.processor.ConsumerGroups;
 import io.basalt.broker.processor.LongPolling;
 import io.basalt.broker.processor.StoreHost;
+import io.basalt.broker.namesrv.NameServerMasterLocator;
 import io.basalt.broker.namesrv.NameServerPresence;
 import io.basalt.broker.namesrv.NameServers;
 import io.basalt.broker.namesrv.ReplicationView;
@@ -141,6 +143,8 @@ public final class BrokerController {
     private final NettyRemotingServer fastRemotingServer;
     /** A slave's copy of its master's metadata; null on a broker configured as master. */
     private final SlaveSynchronize slaveSync;
+    /** A slave's view of its master on the NameServers (addresses, HA protocol); null on a master. */
+    private final NameServerMasterLocator masterLocator;
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private final Replication replication;
@@ -226,6 +230,11 @@ public final class BrokerController {
             System::currentTimeMillis, ZoneId.systemDefault());
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("BrokerControllerScheduledThread"));
         this.nameServerPresence = nameServerPresence(configuration, replication, topics);
+        this.masterLocator = broker.brokerRole() == BrokerRole.SLAVE ? new NameServerMasterLocator(nameServerPresence,
+            !broker.namesrvAddr().isEmpty(), new NettyRemotingClient(NettyClientConfig.defaults()), NAMESRV_TIMEOUT_MS) : null;
+        if (masterLocator != null) {
+            replication.locateMasterWith(masterLocator);
+        }
         replication.onFenced(reason -> {
             // a newer master delivers the timers now; this one would deliver them a second time
             store.timerMessages().setDequeueEnabled(false);
@@ -303,7 +312,7 @@ public final class BrokerController {
         BrokerConfig broker = configuration.broker();
         String self = broker.brokerIP1() + ":" + broker.listenPort();
         Supplier<Optional<String>> masterAddress = () -> nameServerPresence.masterAddr()
-            .or(() -> Optional.ofNullable(replication.client()).map(HAClient::lastMasterBrokerAddr))
+            .or(() -> Optional.ofNullable(replication.client()).map(ReplicaClient::lastMasterBrokerAddr))
             .filter(address -> !address.isEmpty() && !address.equals(self));
         return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), store.timerMessages(),
             transactionMetrics, masterAddress,
@@ -323,7 +332,7 @@ public final class BrokerController {
             NAMESRV_TIMEOUT_MS);
         BrokerRegistration self = new BrokerRegistration(broker.brokerClusterName(), broker.brokerName(),
             broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort(),
-            broker.brokerIP1() + ":" + configuration.ha().haListenPort());
+            broker.brokerIP2() + ":" + configuration.ha().haListenPort());
         return new NameServerPresence(nameServers, self, ReplicationView.of(replication),
             () -> TopicAdminProcessor.topicTable(topics), () -> topics.dataVersion().counter(),
             () -> new NettyRemotingClient(NettyClientConfig.defaults()));
@@ -508,6 +517,7 @@ public final class BrokerController {
                 () -> replication.role() == BrokerRole.SLAVE ? broker.brokerId() : 0, replication, store, haMetrics),
             RequestCode.GET_BROKER_EPOCH_CACHE, RequestCode.GET_BROKER_HA_STATUS);
         register(admin, new TransactionMetricsProcessor(transactionMetrics), TransactionMetricsProcessor.GET_TRANSACTION_METRICS);
+        register(admin, new HAProtocolsProcessor(), HAProtocolsProcessor.GET_HA_PROTOCOLS);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);
         register(admin, new ProducerAdminProcessor(clients.producers()), RequestCode.GET_PRODUCER_CONNECTION_LIST,
@@ -717,6 +727,9 @@ public final class BrokerController {
         step("persisting transaction metrics", this::persistTransactionMetrics);
         step("stopping delay-level delivery", schedule::shutdown);
         step("stopping replication", replication::shutdown);
+        if (masterLocator != null) {
+            step("closing the master locator's client", masterLocator::close);
+        }
         step("shutting the store down", store::shutdown);
         log.info("broker shut down");
     }

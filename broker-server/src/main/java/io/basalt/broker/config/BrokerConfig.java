@@ -52,6 +52,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.BROKER_IP1);
     }
 
+    /** The address a master advertises for replication (its haServerAddr's host). */
+    public String brokerIP2() {
+        return values.get(ConfigKeys.BROKER_IP2);
+    }
+
     /** Name servers to register with; empty when the broker serves routes alone. */
     public List<HostPort> namesrvAddr() {
         return values.get(ConfigKeys.NAMESRV_ADDR);

@@ -53,6 +53,9 @@ final class ConfigKeys {
         "Local address the remoting and HA ports listen on");
     static final ConfigKey<String> BROKER_IP1 = computed("brokerIP1", SECTION, token("an address without spaces"), "an address of this host",
         r -> r.environment().localAddress().get(), "Address the broker advertises to clients and name servers");
+    static final ConfigKey<String> BROKER_IP2 = computed("brokerIP2", SECTION, token("an address without spaces"), "brokerIP1",
+        r -> r.get(BROKER_IP1), "Address a master advertises for replication: it registers brokerIP2:haListenPort as"
+            + " its haServerAddr, which slaves without haMasterAddress connect to");
     static final ConfigKey<List<HostPort>> NAMESRV_ADDR = computed("namesrvAddr", SECTION, hostPortList(),
         "$NAMESRV_ADDR, else none",
         r -> r.environment().variable("rocketmq.namesrv.addr").or(() -> r.environment().variable("NAMESRV_ADDR")).orElse(""),
@@ -176,7 +179,8 @@ final class ConfigKeys {
 
     // Replication wiring
     static final ConfigKey<Optional<HostPort>> HA_MASTER_ADDRESS = key("haMasterAddress", SECTION, optionalHostPort(), "",
-        "A slave's master, host:haListenPort; a slave needs it");
+        "A slave's master, host:haListenPort; without it a slave replicates from the HA address the NameServers"
+            + " return to its registration (haServerAddr), once its master registered");
     static final ConfigKey<Boolean> SLAVE_READ_ENABLE = key("slaveReadEnable", SECTION, bool(), "false",
         "Consumers may read from slaves: a master points a read far behind the log end to the group's"
             + " whichBrokerWhenConsumeSlowly slave, and a slave serves pulls (without it a slave answers SYSTEM_BUSY)");
@@ -185,7 +189,8 @@ final class ConfigKeys {
 
     /** The broker's own keys, in documentation order. */
     static final KeyTable BROKER = KeyTable.of(List.of(
-        BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, NAMESRV_ADDR,
+        BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, BROKER_IP2,
+        NAMESRV_ADDR,
         AUTO_CREATE_TOPIC_ENABLE, AUTO_CREATE_TOPIC_PER_CLIENT_PER_SECOND, DEFAULT_TOPIC_QUEUE_NUMS, CLUSTER_TOPIC_ENABLE, BROKER_TOPIC_ENABLE, TRACE_TOPIC_ENABLE,
         MSG_TRACE_TOPIC_NAME, AUTO_CREATE_SUBSCRIPTION_GROUP, STORE_REPLY_MESSAGE_ENABLE, ENABLE_PROPERTY_FILTER,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,

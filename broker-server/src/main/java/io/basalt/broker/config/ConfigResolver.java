@@ -120,11 +120,13 @@ final class ConfigResolver {
             warnings.add("brokerId=" + brokerId + " with brokerRole=" + role + ": a master's id is always 0; using 0");
             values.correct(ConfigKeys.BROKER_ID, 0L);
         }
-        // A slave replicates only from the address it is given: it does not look its master up on the
-        // name servers, so without haMasterAddress it would never replicate.
+        // A slave replicates from haMasterAddress, else, as RocketMQ's does, from the HA address the
+        // NameServers return to its registration (haServerAddr); with neither it would never replicate.
         if (role == BrokerRole.SLAVE && values.has(ConfigKeys.HA_MASTER_ADDRESS)
-            && values.get(ConfigKeys.HA_MASTER_ADDRESS).isEmpty()) {
-            problems.add("brokerRole=SLAVE needs haMasterAddress (the master's host:haListenPort)");
+            && values.get(ConfigKeys.HA_MASTER_ADDRESS).isEmpty()
+            && values.has(ConfigKeys.NAMESRV_ADDR) && values.get(ConfigKeys.NAMESRV_ADDR).isEmpty()) {
+            problems.add("brokerRole=SLAVE needs haMasterAddress (the master's host:haListenPort) or namesrvAddr"
+                + " (the NameServers then name the master's HA address once the master registered)");
         }
     }
 

@@ -7,7 +7,8 @@ import io.basalt.remoting.protocol.CommandHeader;
  * fields that do not change between registrations.
  *
  * @param brokerAddr   the address clients reach the broker at, {@code brokerIP1:listenPort}
- * @param haServerAddr the address slaves replicate from, {@code brokerIP1:haListenPort}
+ * @param haServerAddr the address slaves replicate from, {@code brokerIP2:haListenPort} (RocketMQ's master registers
+ *                     the same; the NameServers hand it to slaves without haMasterAddress)
  */
 public record BrokerRegistration(String clusterName, String brokerName, long brokerId, String brokerAddr,
                                  String haServerAddr) {
@@ -15,6 +16,13 @@ public record BrokerRegistration(String clusterName, String brokerName, long bro
     /** The same broker registering under another brokerId (a promoted slave registers as 0). */
     public BrokerRegistration withBrokerId(long id) {
         return new BrokerRegistration(clusterName, brokerName, id, brokerAddr, haServerAddr);
+    }
+
+    /** The same broker with its HA port bound at {@code port}. */
+    public BrokerRegistration withHaListenPort(int port) {
+        int colon = haServerAddr.lastIndexOf(':');
+        String host = colon < 0 ? haServerAddr : haServerAddr.substring(0, colon);
+        return new BrokerRegistration(clusterName, brokerName, brokerId, brokerAddr, host + ":" + port);
     }
 
     /** REGISTER_BROKER's header, as 5.2.0 sends it: plain body, no acting master, no heartbeat timeout. */

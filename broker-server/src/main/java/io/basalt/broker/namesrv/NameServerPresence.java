@@ -157,6 +157,15 @@ public final class NameServerPresence {
         return r == null || r.masterAddr().isEmpty() ? Optional.empty() : Optional.of(r.masterAddr());
     }
 
+    /**
+     * The master's HA address as the NameServers last answered this slave's registration ({@code haServerAddr}),
+     * or empty.
+     */
+    public synchronized Optional<String> haServerAddr() {
+        NameServerRegistrar r = registrar;
+        return r == null || r.haServerAddr().isEmpty() ? Optional.empty() : Optional.of(r.haServerAddr());
+    }
+
     /** Whether a registration is in force (the broker registers periodically). */
     synchronized boolean registered() {
         return registrar != null;
@@ -172,6 +181,11 @@ public final class NameServerPresence {
         }
         // a promoted slave registers as the group's master
         BrokerRegistration as = replication.isSlave() ? self : self.withBrokerId(MASTER_ID);
+        int haPort = replication.haListenPort();
+        if (haPort > 0) {
+            // the bound port (haListenPort=0 picks one), so that slaves without haMasterAddress find it
+            as = as.withHaListenPort(haPort);
+        }
         NameServerRegistrar r = new NameServerRegistrar(nameServers.addresses(), as, topics, topicsVersion, clients.get(),
             nameServers.timeoutMs());
         registrar = r;

@@ -3,7 +3,7 @@ package io.basalt.broker.namesrv;
 import io.basalt.ha.BrokerRole;
 
 import io.basalt.ha.Replication;
-import io.basalt.ha.slave.HAClient;
+import io.basalt.ha.slave.ReplicaClient;
 
 /**
  * What the broker's NameServer presence needs of its replication: the role it registers with, whether a
@@ -21,6 +21,11 @@ public interface ReplicationView {
 
     /** The remoting address of the master this slave followed last; empty on a master or before any master was reached. */
     String followedMasterAddr();
+
+    /** A master's bound HA port, -1 on a slave. */
+    default int haListenPort() {
+        return -1;
+    }
 
     /** The view of a broker's {@link Replication}. */
     static ReplicationView of(Replication replication) {
@@ -41,8 +46,13 @@ public interface ReplicationView {
             }
 
             @Override
+            public int haListenPort() {
+                return replication.haListenPort();
+            }
+
+            @Override
             public String followedMasterAddr() {
-                HAClient client = replication.client();
+                ReplicaClient client = replication.client();
                 return client == null ? "" : client.lastMasterBrokerAddr();
             }
         };

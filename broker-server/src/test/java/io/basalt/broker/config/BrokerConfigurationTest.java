@@ -320,13 +320,14 @@ class BrokerConfigurationTest {
     }
 
     @Test
-    void slaveNeedsAPositiveIdAndAMaster() {
+    void slaveNeedsAPositiveIdAndAMaster() throws Exception {
         assertOneProblemContaining(problemsOf(Map.of("brokerRole", "SLAVE", "haMasterAddress", "m:10912")),
             "brokerRole=SLAVE needs brokerId > 0");
         assertOneProblemContaining(problemsOf(Map.of("brokerRole", "SLAVE", "brokerId", "1")),
             "brokerRole=SLAVE needs haMasterAddress");
-        assertOneProblemContaining(problemsOf(Map.of("brokerRole", "SLAVE", "brokerId", "1", "namesrvAddr", "n:9876")),
-            "brokerRole=SLAVE needs haMasterAddress");
+        // the NameServers name the master's HA address (haServerAddr), as for RocketMQ's slave
+        BrokerConfiguration slave = of(Map.of("brokerRole", "SLAVE", "brokerId", "1", "namesrvAddr", "n:9876"));
+        assertTrue(slave.broker().haMasterAddress().isEmpty());
     }
 
     @Test
