@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import io.basalt.ha.master.HAService;
 import io.basalt.ha.slave.HAClient;
+import io.basalt.ha.slave.ReplicaClient;
 import io.basalt.store.MessageStore;
 
 /**
@@ -40,7 +41,7 @@ public final class Replication {
     private volatile BrokerRole role;
     private volatile Consumer<String> fenceListener = reason -> { };
     private volatile HAService master;
-    private volatile HAClient slave;
+    private volatile ReplicaClient slave;
     private boolean started;
 
     /**
@@ -114,7 +115,7 @@ public final class Replication {
         if (epochs.lastEpoch() != expectedEpoch) {
             throw new IllegalStateException("this slave follows epoch " + epochs.lastEpoch() + ", not " + expectedEpoch);
         }
-        HAClient client = slave;
+        ReplicaClient client = slave;
         if (client != null) {
             client.shutdown();
             slave = null;
@@ -138,7 +139,7 @@ public final class Replication {
 
     /** Stops the endpoint (answering waiting puts). Idempotent. */
     public synchronized void shutdown() {
-        HAClient c = slave;
+        ReplicaClient c = slave;
         if (c != null) {
             c.shutdown();
         }
@@ -195,7 +196,7 @@ public final class Replication {
                 addrs.put(s.brokerId(), s.brokerAddr());
             }
         }
-        HAClient c = slave;
+        ReplicaClient c = slave;
         if (c != null && c.masterBrokerAddr() != null) {
             addrs.put(MASTER_ID, c.masterBrokerAddr());
         }
@@ -214,12 +215,12 @@ public final class Replication {
 
     /** On a slave: whether its master streams to it now (a master that is down or unreachable does not). */
     public boolean masterStreaming() {
-        HAClient c = slave;
+        ReplicaClient c = slave;
         return c != null && c.masterBrokerAddr() != null;
     }
 
     /** A slave's client, null on a master. */
-    public HAClient client() {
+    public ReplicaClient client() {
         return slave;
     }
 
@@ -236,15 +237,17 @@ public final class Replication {
             for (int i = 0; i < slaves.size(); i++) {
                 SlaveStatus s = slaves.get(i);
                 info.put("haSlave" + i + "Address", s.address());
+                info.put("haSlave" + i + "Protocol", s.protocol());
                 info.put("haSlave" + i + "AckOffset", Long.toString(s.ackOffset()));
                 info.put("haSlave" + i + "LagBytes", Long.toString(s.lagBytes()));
                 info.put("haSlave" + i + "LagMs", Long.toString(s.lagMs()));
             }
         }
-        HAClient c = slave;
+        ReplicaClient c = slave;
         if (c != null) {
             info.put("haMasterAddress", String.valueOf(c.masterAddress()));
-            info.put("haClientState", c.state().name());
+            info.put("haClientState", c.stateName());
+            info.put("haProtocol", c.protocol());
             info.put("haMasterMaxOffsetSeen", Long.toString(c.masterMaxOffsetSeen()));
             info.put("haSlaveLagBytes", Long.toString(Math.max(0, c.masterMaxOffsetSeen() - c.maxOffset())));
         }

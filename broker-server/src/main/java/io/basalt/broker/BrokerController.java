@@ -39,7 +39,7 @@ import io.basalt.broker.schedule.ScheduleMessageService;
 import io.basalt.broker.schedule.ScheduleSettings;
 import io.basalt.broker.slave.SlaveSynchronize;
 import io.basalt.ha.BrokerRole;
-import io.basalt.ha.slave.HAClient;
+import io.basalt.ha.slave.ReplicaClient;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.Peer;
 import io.basalt.ha.Replication;
@@ -298,7 +298,7 @@ public final class BrokerController {
         BrokerConfig broker = configuration.broker();
         String self = broker.brokerIP1() + ":" + broker.listenPort();
         Supplier<Optional<String>> masterAddress = () -> nameServerPresence.masterAddr()
-            .or(() -> Optional.ofNullable(replication.client()).map(HAClient::lastMasterBrokerAddr))
+            .or(() -> Optional.ofNullable(replication.client()).map(ReplicaClient::lastMasterBrokerAddr))
             .filter(address -> !address.isEmpty() && !address.equals(self));
         return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), store.timerMessages(),
             transactionMetrics, masterAddress,

@@ -37,8 +37,10 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
  * The master side of replication: listens on {@code haListenPort} (Netty, like the remoting server)
- * and runs one {@link HAConnection} per slave, each streaming the CommitLog from the offset its slave
- * asked for. With {@code syncMaster} it installs a {@link GroupTransferService} as the CommitLog's
+ * and runs one connection per slave, each streaming the CommitLog from the offset its slave asked
+ * for. A new connection's first bytes choose its protocol ({@link HAProtocolDispatcher}): a Basalt
+ * slave's HELLO gets an {@link HAConnection}, anything else a RocketMQ classic slave's
+ * {@link ClassicConnection}. With {@code syncMaster} it installs a {@link GroupTransferService} as the CommitLog's
  * replica wait, so a put completes only once a slave acknowledged its bytes.
  *
  * <p>The service owns the store's master generation: on the first start of a store with no history
@@ -58,9 +60,15 @@ public final class HAService {
     private final HAConfig config;
     private final Peer self;
     private final boolean syncMaster;
-    private final Set<HAConnection> connections = ConcurrentHashMap.newKeySet();
+    private final Set<ReplicaConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger threadIndex = new AtomicInteger();
     private final GroupTransferService groupTransfer;
+    /**
+     * The protocols the HA port speaks, in the order {@link HAProtocolDispatcher} asks them. A third
+     * protocol (RocketMQ's AutoSwitch handshake, for controller mode) goes before the classic
+     * fallback, which takes every connection no one before it claims.
+     */
+    private final List<HAProtocol> protocols = List.of(HAProtocolDispatcher.BASALT, HAProtocolDispatcher.CLASSIC);
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
@@ -101,9 +109,9 @@ public final class HAService {
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
-                    HAConnection connection = new HAConnection(HAService.this, ch);
                     ch.pipeline().addLast(new IdleStateHandler(config.haHousekeepingInterval(),
-                        config.haSendHeartbeatInterval(), 0, TimeUnit.MILLISECONDS), connection);
+                        config.haSendHeartbeatInterval(), 0, TimeUnit.MILLISECONDS),
+                        new HAProtocolDispatcher(HAService.this, protocols));
                 }
             });
         try {
@@ -114,7 +122,7 @@ public final class HAService {
         }
         store.replicatedLog().addAppendListener(max -> {
             if (running) {
-                for (HAConnection c : connections) {
+                for (ReplicaConnection c : connections) {
                     c.wakeup();
                 }
             }
@@ -148,7 +156,7 @@ public final class HAService {
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }
-        for (HAConnection c : connections) {
+        for (ReplicaConnection c : connections) {
             c.close("HA service shutting down");
         }
         shutdownGroups();
@@ -193,10 +201,11 @@ public final class HAService {
         long max = store.getMaxPhyOffset();
         long now = System.currentTimeMillis();
         List<SlaveStatus> out = new ArrayList<>();
-        for (HAConnection c : connections) {
+        for (ReplicaConnection c : connections) {
             if (c.isTransferring()) {
                 long ack = c.ackOffset();
-                out.add(new SlaveStatus(c.remoteAddress(), c.brokerId(), c.brokerAddr(), ack, Math.max(0, max - ack), lagMs(ack, max, now)));
+                out.add(new SlaveStatus(c.remoteAddress(), c.brokerId(), c.brokerAddr(), ack, Math.max(0, max - ack), lagMs(ack, max, now),
+                    c.protocol()));
             }
         }
         return out;
@@ -233,7 +242,7 @@ public final class HAService {
 
     long bestAckOffset() {
         long best = -1;
-        for (HAConnection c : connections) {
+        for (ReplicaConnection c : connections) {
             if (c.isTransferring()) {
                 best = Math.max(best, c.ackOffset());
             }
@@ -244,7 +253,7 @@ public final class HAService {
     /** True when some streaming slave is less than haMaxGapNotInSync behind the master's end. */
     boolean hasSlaveInSync(long gap) {
         long max = store.getMaxPhyOffset();
-        for (HAConnection c : connections) {
+        for (ReplicaConnection c : connections) {
             if (c.isTransferring() && max - c.ackOffset() < gap) {
                 return true;
             }
@@ -273,7 +282,7 @@ public final class HAService {
         }
     }
 
-    boolean register(HAConnection c) {
+    boolean register(ReplicaConnection c) {
         if (!running) {
             return false;
         }
@@ -281,7 +290,7 @@ public final class HAService {
         return true;
     }
 
-    void unregister(HAConnection c) {
+    void unregister(ReplicaConnection c) {
         connections.remove(c);
         onAck();
     }

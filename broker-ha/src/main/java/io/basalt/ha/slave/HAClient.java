@@ -47,7 +47,7 @@ import io.netty.util.concurrent.FastThreadLocalThread;
  * <p>Threads: one event-loop thread ({@code HAClient}) does everything; {@link #start()},
  * {@link #shutdown()} and the getters may be called from any thread.
  */
-public final class HAClient {
+public final class HAClient implements ReplicaClient {
     private static final Logger LOG = LoggerFactory.getLogger(HAClient.class);
 
     public enum State { READY, HANDSHAKE, TRANSFER, SHUTDOWN }
@@ -78,6 +78,7 @@ public final class HAClient {
     }
 
     /** Starts connecting (and reconnecting) to the master. The store must be running. */
+    @Override
     public void start() {
         LOG.info("HAClient replicating from master {} (epoch {}, local CommitLog [{}, {}))", masterAddress,
             epochs.lastEpoch(), store.getMinPhyOffset(), store.getMaxPhyOffset());
@@ -85,6 +86,7 @@ public final class HAClient {
     }
 
     /** Closes the connection and stops reconnecting; waits for the client thread. Idempotent. */
+    @Override
     public void shutdown() {
         if (state == State.SHUTDOWN) {
             return;
@@ -104,12 +106,24 @@ public final class HAClient {
         return state;
     }
 
+    @Override
+    public String stateName() {
+        return state.name();
+    }
+
+    @Override
+    public String protocol() {
+        return "BASALT";
+    }
+
     /** End of the local CommitLog (what this slave holds). */
+    @Override
     public long maxOffset() {
         return store.getMaxPhyOffset();
     }
 
     /** The newest master CommitLog end this slave heard of (handshake, heartbeats, data). */
+    @Override
     public long masterMaxOffsetSeen() {
         return masterMaxOffsetSeen;
     }
@@ -120,11 +134,13 @@ public final class HAClient {
     }
 
     /** The master's remoting address (host:port) while streaming from it, null otherwise. */
+    @Override
     public String masterBrokerAddr() {
         return state == State.TRANSFER && !masterBrokerAddr.isEmpty() ? masterBrokerAddr : null;
     }
 
     /** The remoting address (host:port) of the master this slave last streamed from, empty before any. */
+    @Override
     public String lastMasterBrokerAddr() {
         return masterBrokerAddr;
     }
@@ -134,6 +150,7 @@ public final class HAClient {
         return epochs.lastEpoch();
     }
 
+    @Override
     public InetSocketAddress masterAddress() {
         return masterAddress;
     }

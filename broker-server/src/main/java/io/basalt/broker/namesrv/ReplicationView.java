@@ -3,7 +3,7 @@ package io.basalt.broker.namesrv;
 import io.basalt.ha.BrokerRole;
 
 import io.basalt.ha.Replication;
-import io.basalt.ha.slave.HAClient;
+import io.basalt.ha.slave.ReplicaClient;
 
 /**
  * What the broker's NameServer presence needs of its replication: the role it registers with, whether a
@@ -42,7 +42,7 @@ public interface ReplicationView {
 
             @Override
             public String followedMasterAddr() {
-                HAClient client = replication.client();
+                ReplicaClient client = replication.client();
                 return client == null ? "" : client.lastMasterBrokerAddr();
             }
         };
