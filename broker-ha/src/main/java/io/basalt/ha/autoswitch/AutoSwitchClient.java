@@ -13,6 +13,7 @@ import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
+import io.basalt.ha.slave.ReplicaClient;
 import io.basalt.store.MessageStore;
 import io.basalt.store.spi.ReplicaAppend;
 import io.netty.bootstrap.Bootstrap;
@@ -56,7 +57,7 @@ import io.netty.util.concurrent.FastThreadLocalThread;
  * on any error, {@code SHUTDOWN} at the end. Threads: one event-loop thread ({@code AutoSwitchHAClient})
  * does everything; {@link #start()}, {@link #shutdown()} and the getters may be called from any thread.
  */
-public final class AutoSwitchClient {
+public final class AutoSwitchClient implements ReplicaClient {
     private static final Logger LOG = LoggerFactory.getLogger(AutoSwitchClient.class);
     /** RocketMQ retries a handshake without a consistent point every 2 s. */
     static final long NO_CONSISTENT_POINT_RETRY_MS = 2000;

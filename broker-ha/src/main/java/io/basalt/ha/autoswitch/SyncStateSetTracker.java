@@ -42,6 +42,7 @@ public final class SyncStateSetTracker {
     private Set<Long> proposed;
     private volatile Set<Long> effective;
     private volatile Consumer<Set<Long>> listener = set -> { };
+    private volatile Runnable effectiveChanged = () -> { };
 
     /** Starts with the set {master}; the role manager {@link #adopt}s the Controller's set. */
     public SyncStateSetTracker(long masterId, long maxTimeNotCatchupMs, LongSupplier clockMs) {
@@ -55,6 +56,11 @@ public final class SyncStateSetTracker {
     /** Who hears each proposed set (to send ALTER_SYNC_STATE_SET); set before the master starts. */
     public void onProposal(Consumer<Set<Long>> listener) {
         this.listener = listener;
+    }
+
+    /** The master's own hook: told after every change of {@link #effective()} (the write path recomputes). */
+    public void onEffectiveChange(Runnable hook) {
+        this.effectiveChanged = hook;
     }
 
     public long masterId() {
@@ -86,6 +92,7 @@ public final class SyncStateSetTracker {
             publish();
         }
         LOG.info("SyncStateSet adopted: {}", controllerSet);
+        effectiveChanged.run();
     }
 
     /** The Controller refused the proposal (or it timed out): the adopted set stays in force. */
@@ -94,6 +101,7 @@ public final class SyncStateSetTracker {
             proposed = null;
             publish();
         }
+        effectiveChanged.run();
     }
 
     /**
@@ -193,6 +201,7 @@ public final class SyncStateSetTracker {
 
     private void notifyListener(Set<Long> change) {
         if (change != null) {
+            effectiveChanged.run();
             try {
                 listener.accept(change);
             } catch (RuntimeException e) {
