@@ -263,4 +263,30 @@ class AutoSwitchReplicationTest {
         await().atMost(ofSeconds(30)).until(() -> master.syncStateSet().effective().size() == 2);
         assertEquals(PutMessageStatus.PUT_OK, m.put("TopicA", 1, 1024).status());
     }
+
+    @Test
+    void aHeldConfirmOffsetShowsConsumersNothingMore() throws Exception {
+        HAConfig config = HANode.config().toBuilder().allAckInSyncStateSet(true).build();
+        HANode m = node("m");
+        HANode s = node("s");
+        HAService master = master(m, config, MASTER_ID);
+        List<Set<Long>> proposals = new CopyOnWriteArrayList<>();
+        master.syncStateSet().onProposal(proposals::add);
+        slave(s, config, SLAVE_ID, master);
+        await().atMost(ofSeconds(30)).until(() -> proposals.contains(Set.of(MASTER_ID, SLAVE_ID)));
+        master.syncStateSet().adopt(Set.of(MASTER_ID, SLAVE_ID));
+        m.putMany("TopicA", 0, 10, 1024);
+        await().atMost(ofSeconds(30)).until(() -> m.store.replicatedLog().dispatchedOffset() == m.store.getMaxPhyOffset());
+        long held = m.store.getMaxPhyOffset();
+        master.holdConfirmOffset("the Controller is out of reach");
+        for (int i = 0; i < 10; i++) {
+            assertEquals(PutMessageStatus.PUT_OK, putNoWait(m, "TopicA", 10 + i).status());
+        }
+        awaitCaughtUp(m, s);
+        await().atMost(ofSeconds(30)).until(() -> master.slaves().get(0).ackOffset() == m.store.getMaxPhyOffset());
+        assertEquals(held, master.confirmOffset(), "the slave holds it all, yet nothing more is confirmed");
+        assertEquals(held, m.store.replicatedLog().dispatchedOffset());
+        master.releaseConfirmOffset();
+        await().atMost(ofSeconds(30)).until(() -> m.store.replicatedLog().dispatchedOffset() == m.store.getMaxPhyOffset());
+    }
 }

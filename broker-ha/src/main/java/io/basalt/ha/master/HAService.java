@@ -265,6 +265,24 @@ public final class HAService {
         return inSync == null ? -1 : inSync.confirmOffset();
     }
 
+    /**
+     * Controller mode: confirmOffset stops moving for {@code reason} (call it with the role manager's
+     * write suspension when the Controller is out of reach), so an isolated master's consumers see no
+     * more of its log. No-op in classic mode.
+     */
+    public void holdConfirmOffset(String reason) {
+        if (inSync != null) {
+            inSync.holdConfirmOffset(reason);
+        }
+    }
+
+    /** Controller mode: the Controller confirmed this master again; confirmOffset follows the acks. */
+    public void releaseConfirmOffset() {
+        if (inSync != null) {
+            inSync.releaseConfirmOffset();
+        }
+    }
+
     /** Controller mode: tell the write path the SyncStateSet changed (after an adopt); no-op in classic mode. */
     public void syncStateSetChanged() {
         if (inSync != null) {

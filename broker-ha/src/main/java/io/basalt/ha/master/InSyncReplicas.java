@@ -51,6 +51,8 @@ final class InSyncReplicas implements ReplicaWait {
     /** Waits for slaves' acks; null when no put waits (inSyncReplicas=1 without allAckInSyncStateSet). */
     private final GroupTransferService transfer;
     private volatile long confirmOffset;
+    /** Why confirmOffset must not move (a master cut off from the Controller), or null. */
+    private volatile String confirmHold;
 
     InSyncReplicas(HAService service, MessageStore store, EpochFile epochs, HAConfig config, SyncStateSetTracker syncStateSet) {
         this.service = service;
@@ -125,7 +127,9 @@ final class InSyncReplicas implements ReplicaWait {
 
     /** A slave acknowledged, joined or left: recompute confirmOffset and settle waiting puts. */
     void onChange() {
-        confirmOffset = computeConfirmOffset();
+        if (confirmHold == null) {
+            confirmOffset = computeConfirmOffset();
+        }
         if (transfer != null) {
             transfer.onAck();
         }
@@ -138,6 +142,27 @@ final class InSyncReplicas implements ReplicaWait {
 
     long confirmOffset() {
         return confirmOffset;
+    }
+
+    /**
+     * Holds confirmOffset (so what consumers see with allAckInSyncStateSet) where it is, for
+     * {@code reason}, until {@link #releaseConfirmOffset}: a master that lost the Controller may
+     * already be deposed, and its slaves' acks must not make more of its log visible
+     * (apache/rocketmq#6662).
+     */
+    void holdConfirmOffset(String reason) {
+        if (confirmHold == null) {
+            LOG.warn("confirmOffset held at {}: {}", confirmOffset, reason);
+        }
+        confirmHold = reason;
+    }
+
+    void releaseConfirmOffset() {
+        if (confirmHold != null) {
+            LOG.info("confirmOffset released (was held: {})", confirmHold);
+            confirmHold = null;
+            onChange();
+        }
     }
 
     private boolean enforced() {
