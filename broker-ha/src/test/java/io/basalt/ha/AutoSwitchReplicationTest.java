@@ -289,4 +289,35 @@ class AutoSwitchReplicationTest {
         master.releaseConfirmOffset();
         await().atMost(ofSeconds(30)).until(() -> m.store.replicatedLog().dispatchedOffset() == m.store.getMaxPhyOffset());
     }
+
+    @Test
+    void slaveDispatchesOnlyUpToTheConfirmOffsetItReceivesWithAllAck() throws Exception {
+        HAConfig config = HANode.config().toBuilder().allAckInSyncStateSet(true).build();
+        HANode m = node("m");
+        HANode s2 = node("s2");
+        HANode s3 = node("s3");
+        HAService master = master(m, config, MASTER_ID);
+        List<Set<Long>> proposals = new CopyOnWriteArrayList<>();
+        master.syncStateSet().onProposal(proposals::add);
+        m.putMany("TopicA", 0, 20, 1024);
+        AutoSwitchClient c2 = slave(s2, config, SLAVE_ID, master);
+        AutoSwitchClient c3 = slave(s3, config, 3, master);
+        await().atMost(ofSeconds(30)).until(() -> proposals.stream().anyMatch(p -> p.contains(SLAVE_ID))
+            && proposals.stream().anyMatch(p -> p.contains(3L)));
+        master.syncStateSet().adopt(Set.of(MASTER_ID, SLAVE_ID, 3L));
+        awaitCaughtUp(m, s2);
+        awaitCaughtUp(m, s3);
+        long confirmed = m.store.getMaxPhyOffset();
+        await().atMost(ofSeconds(30)).until(() -> c2.confirmOffset() == confirmed
+            && s2.store.replicatedLog().dispatchedOffset() == confirmed);
+        c3.shutdown();
+        for (int i = 0; i < 10; i++) {
+            assertEquals(PutMessageStatus.PUT_OK, putNoWait(m, "TopicA", 20 + i).status());
+        }
+        awaitCaughtUp(m, s2);
+        await().atMost(ofSeconds(30)).until(() -> master.slaves().size() == 1
+            && master.slaves().get(0).ackOffset() == m.store.getMaxPhyOffset());
+        assertEquals(confirmed, c2.confirmOffset(), "member 3 holds less, so nothing more is confirmed");
+        assertEquals(confirmed, s2.store.replicatedLog().dispatchedOffset(), "the slave's consumers see no more either");
+    }
 }
