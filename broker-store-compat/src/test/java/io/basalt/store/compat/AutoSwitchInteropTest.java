@@ -225,4 +225,52 @@ class AutoSwitchInteropTest {
             basalt.shutdown();
         }
     }
+
+    @Test
+    void basaltReplicaCutsItsDivergentTailWhenItFollowsARocketMqMasterOfANewerEpoch() throws Exception {
+        MessageStore basalt = openBasalt(root.resolve("basalt"));
+        EpochFile epochs = EpochFile.open(root.resolve("basalt"));
+        HAService basaltMaster = HAService.controllerMode(basalt, epochs, basaltHa(0), new Peer(MASTER_ID, "127.0.0.1:10911"));
+        int rocketMqHaPort = freePort();
+        DefaultMessageStore rocketMq = null;
+        AutoSwitchClient client = null;
+        try {
+            basaltMaster.start();
+            putBasalt(basalt, 0, 200);
+            // RocketMQ replicates epoch 1 from Basalt
+            rocketMq = openRocketMq(root.resolve("rmq"), BrokerRole.SLAVE, rocketMqHaPort);
+            AutoSwitchHAService ha = (AutoSwitchHAService) rocketMq.getHaService();
+            assertTrue(ha.changeToSlave("127.0.0.1:10911", 1, SLAVE_ID));
+            ha.updateHaMasterAddress("127.0.0.1:" + basaltMaster.localPort());
+            DefaultMessageStore r = rocketMq;
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> r.getMaxPhyOffset() == basalt.getMaxPhyOffset());
+            long common = basalt.getMaxPhyOffset();
+            // RocketMQ is elected for epoch 2; the old Basalt master, cut off, still writes a tail
+            ha.setLocalBrokerId(SLAVE_ID);
+            assertTrue(ha.changeToMaster(2));
+            rocketMq.getMessageStoreConfig().setBrokerRole(BrokerRole.SYNC_MASTER);
+            ha.setSyncStateSet(Set.of(SLAVE_ID));
+            putBasalt(basalt, 200, 100);
+            assertTrue(basalt.getMaxPhyOffset() > common);
+            basaltMaster.shutdown();
+            putRocketMq(rocketMq, 0, 150);
+
+            client = new AutoSwitchClient(basalt, epochs, basaltHa(0), new Peer(MASTER_ID, "127.0.0.1:10911"),
+                new InetSocketAddress("127.0.0.1", rocketMqHaPort), null);
+            client.start();
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> basalt.getMaxPhyOffset() == r.getMaxPhyOffset());
+            long end = rocketMq.getMaxPhyOffset();
+            assertArrayEquals(commitLog(root.resolve("rmq"), end), commitLog(root.resolve("basalt"), end));
+            assertEquals(List.of(new EpochFile.Entry(1, 0), new EpochFile.Entry(2, common)), epochs.entries());
+        } finally {
+            if (client != null) {
+                client.shutdown();
+            }
+            basaltMaster.shutdown();
+            if (rocketMq != null) {
+                RocketMqStoreShutdown.shutdown(rocketMq);
+            }
+            basalt.shutdown();
+        }
+    }
 }
