@@ -273,4 +273,59 @@ class AutoSwitchInteropTest {
             basalt.shutdown();
         }
     }
+
+    @Test
+    void rocketMqReplicaCutsItsDivergentTailWhenItFollowsABasaltMasterOfANewerEpoch() throws Exception {
+        int rocketMqHaPort = freePort();
+        DefaultMessageStore rocketMq = openRocketMq(root.resolve("rmq"), BrokerRole.SYNC_MASTER, rocketMqHaPort);
+        MessageStore basalt = openBasalt(root.resolve("basalt"));
+        EpochFile epochs = EpochFile.open(root.resolve("basalt"));
+        AutoSwitchClient client = null;
+        HAService basaltMaster = null;
+        try {
+            AutoSwitchHAService ha = (AutoSwitchHAService) rocketMq.getHaService();
+            ha.setLocalBrokerId(MASTER_ID);
+            assertTrue(ha.changeToMaster(1));
+            ha.setSyncStateSet(Set.of(MASTER_ID));
+            putRocketMq(rocketMq, 0, 200);
+            client = new AutoSwitchClient(basalt, epochs, basaltHa(0), new Peer(SLAVE_ID, "127.0.0.1:10921"),
+                new InetSocketAddress("127.0.0.1", rocketMqHaPort), null);
+            client.start();
+            DefaultMessageStore r = rocketMq;
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> basalt.getMaxPhyOffset() == r.getMaxPhyOffset());
+            long common = basalt.getMaxPhyOffset();
+            // Basalt is elected for epoch 2; the old RocketMQ master, cut off, still writes a tail
+            client.shutdown();
+            basalt.replicatedLog().alignQueueOffsetsWithLog();
+            assertEquals(2, epochs.startEpoch(common));
+            basaltMaster = HAService.controllerMode(basalt, epochs, basaltHa(0), new Peer(SLAVE_ID, "127.0.0.1:10921"));
+            basaltMaster.start();
+            putRocketMq(rocketMq, 200, 100);
+            assertTrue(rocketMq.getMaxPhyOffset() > common);
+            putBasalt(basalt, 0, 150);
+
+            rocketMq.getMessageStoreConfig().setBrokerRole(BrokerRole.SLAVE);
+            assertTrue(ha.changeToSlave("127.0.0.1:10921", 2, MASTER_ID));
+            ha.updateHaMasterAddress("127.0.0.1:" + basaltMaster.localPort());
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> r.getMaxPhyOffset() == basalt.getMaxPhyOffset());
+            long end = basalt.getMaxPhyOffset();
+            assertArrayEquals(commitLog(root.resolve("basalt"), end), commitLog(root.resolve("rmq"), end));
+            List<EpochEntry> rocketMqEpochs = ha.getEpochEntries();
+            assertEquals(2, rocketMqEpochs.size(), rocketMqEpochs.toString());
+            assertEquals(2, rocketMqEpochs.get(1).getEpoch());
+            assertEquals(common, rocketMqEpochs.get(1).getStartOffset());
+            // RocketMQ 5.2.0's truncation (DefaultMessageStore.isOffsetAligned) selects the file at the cut and never
+            // releases it; give that one hold back so that its shutdown can unmap the file
+            rocketMq.getCommitLog().getMappedFileQueue().findMappedFileByOffset(common).release();
+        } finally {
+            if (client != null) {
+                client.shutdown();
+            }
+            if (basaltMaster != null) {
+                basaltMaster.shutdown();
+            }
+            basalt.shutdown();
+            RocketMqStoreShutdown.shutdown(rocketMq);
+        }
+    }
 }
