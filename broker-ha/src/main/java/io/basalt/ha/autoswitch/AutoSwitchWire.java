@@ -110,7 +110,8 @@ public final class AutoSwitchWire {
                 in.skipBytes(SLAVE_REPORT_LENGTH);
                 return new SlaveMessage(null, offset);
             }
-            default -> throw new ProtocolException("slave message with unknown state " + state);
+            default -> throw new ProtocolException("slave message with unknown state " + state + " (not RocketMQ's AutoSwitch HA"
+                + " protocol, the only one a controller-mode master speaks: a classic or Basalt-wire slave cannot follow it)");
         }
     }
 
