@@ -26,6 +26,11 @@ public final class HAConfig {
     private final long slaveTimeoutMs;
     private final long reconnectIntervalMs;
     private final boolean syncFromLastFile;
+    private final boolean allAckInSyncStateSet;
+    private final int inSyncReplicas;
+    private final int minInSyncReplicas;
+    private final long haMaxTimeSlaveNotCatchupMs;
+    private final boolean asyncLearner;
 
     private HAConfig(ConfigValues values) {
         this.haListenPort = values.get(HAKeys.HA_LISTEN_PORT);
@@ -36,6 +41,11 @@ public final class HAConfig {
         this.slaveTimeoutMs = values.get(HAKeys.SLAVE_TIMEOUT);
         this.reconnectIntervalMs = values.get(HAKeys.HA_RECONNECT_INTERVAL);
         this.syncFromLastFile = values.get(HAKeys.SYNC_FROM_LAST_FILE);
+        this.allAckInSyncStateSet = values.get(HAKeys.ALL_ACK_IN_SYNC_STATE_SET);
+        this.inSyncReplicas = values.get(HAKeys.IN_SYNC_REPLICAS);
+        this.minInSyncReplicas = values.get(HAKeys.MIN_IN_SYNC_REPLICAS);
+        this.haMaxTimeSlaveNotCatchupMs = values.get(HAKeys.HA_MAX_TIME_SLAVE_NOT_CATCHUP);
+        this.asyncLearner = values.get(HAKeys.ASYNC_LEARNER);
         if (haHousekeepingInterval <= haSendHeartbeatInterval) {
             throw new IllegalArgumentException(housekeepingProblem(haHousekeepingInterval, haSendHeartbeatInterval));
         }
@@ -101,12 +111,39 @@ public final class HAConfig {
         return syncFromLastFile;
     }
 
+    /** Controller mode: a put waits for every SyncStateSet member and dispatch stops at the confirmOffset. */
+    public boolean allAckInSyncStateSet() {
+        return allAckInSyncStateSet;
+    }
+
+    /** Controller mode without allAckInSyncStateSet: replicas (master included) a put waits for; 1 = none. */
+    public int inSyncReplicas() {
+        return inSyncReplicas;
+    }
+
+    /** Controller mode: the least SyncStateSet size at which puts are accepted. */
+    public int minInSyncReplicas() {
+        return minInSyncReplicas;
+    }
+
+    /** Controller mode: a slave not caught up for this long leaves the SyncStateSet, ms. */
+    public long haMaxTimeSlaveNotCatchupMs() {
+        return haMaxTimeSlaveNotCatchupMs;
+    }
+
+    /** Controller mode, slave: replicate without ever joining the SyncStateSet. */
+    public boolean asyncLearner() {
+        return asyncLearner;
+    }
+
     /** A builder holding this configuration's values, to derive a changed copy. */
     public Builder toBuilder() {
         return new Builder().haListenPort(haListenPort).haMaxGapNotInSync(haMaxGapNotInSync)
             .haSendHeartbeatInterval(haSendHeartbeatInterval).haHousekeepingInterval(haHousekeepingInterval)
             .haTransferBatchSize(haTransferBatchSize).slaveTimeoutMs(slaveTimeoutMs).reconnectIntervalMs(reconnectIntervalMs)
-            .syncFromLastFile(syncFromLastFile);
+            .syncFromLastFile(syncFromLastFile).allAckInSyncStateSet(allAckInSyncStateSet).inSyncReplicas(inSyncReplicas)
+            .minInSyncReplicas(minInSyncReplicas).haMaxTimeSlaveNotCatchupMs(haMaxTimeSlaveNotCatchupMs)
+            .asyncLearner(asyncLearner);
     }
 
     @Override
@@ -114,7 +151,10 @@ public final class HAConfig {
         return "HAConfig{haListenPort=" + haListenPort + ", haMaxGapNotInSync=" + haMaxGapNotInSync
             + ", haSendHeartbeatInterval=" + haSendHeartbeatInterval + ", haHousekeepingInterval=" + haHousekeepingInterval
             + ", haTransferBatchSize=" + haTransferBatchSize + ", slaveTimeoutMs=" + slaveTimeoutMs
-            + ", reconnectIntervalMs=" + reconnectIntervalMs + ", syncFromLastFile=" + syncFromLastFile + '}';
+            + ", reconnectIntervalMs=" + reconnectIntervalMs + ", syncFromLastFile=" + syncFromLastFile
+            + ", allAckInSyncStateSet=" + allAckInSyncStateSet + ", inSyncReplicas=" + inSyncReplicas
+            + ", minInSyncReplicas=" + minInSyncReplicas + ", haMaxTimeSlaveNotCatchup=" + haMaxTimeSlaveNotCatchupMs
+            + ", asyncLearner=" + asyncLearner + '}';
     }
 
     /**
@@ -162,6 +202,26 @@ public final class HAConfig {
 
         public Builder syncFromLastFile(boolean value) {
             return set(HAKeys.SYNC_FROM_LAST_FILE, value);
+        }
+
+        public Builder allAckInSyncStateSet(boolean value) {
+            return set(HAKeys.ALL_ACK_IN_SYNC_STATE_SET, value);
+        }
+
+        public Builder inSyncReplicas(int value) {
+            return set(HAKeys.IN_SYNC_REPLICAS, value);
+        }
+
+        public Builder minInSyncReplicas(int value) {
+            return set(HAKeys.MIN_IN_SYNC_REPLICAS, value);
+        }
+
+        public Builder haMaxTimeSlaveNotCatchupMs(long value) {
+            return set(HAKeys.HA_MAX_TIME_SLAVE_NOT_CATCHUP, value);
+        }
+
+        public Builder asyncLearner(boolean value) {
+            return set(HAKeys.ASYNC_LEARNER, value);
         }
 
         /** @throws IllegalArgumentException naming every key with a bad value and what is allowed */

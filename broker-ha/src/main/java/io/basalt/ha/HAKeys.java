@@ -37,10 +37,41 @@ public final class HAKeys {
     public static final ConfigKey<Boolean> SYNC_FROM_LAST_FILE = key("syncFromLastFile", SECTION, bool(), "false",
         "An empty slave starts at the master's last CommitLog file (true) or at its oldest retained offset (false)");
 
+    public static final ConfigKey<Boolean> ALL_ACK_IN_SYNC_STATE_SET = key("allAckInSyncStateSet", SECTION, bool(), "false",
+        "Controller mode: a put waits for every SyncStateSet member, and consumers see only what all of them hold"
+            + " (the confirmOffset); honoured only with enableControllerMode=true");
+    public static final ConfigKey<Integer> IN_SYNC_REPLICAS = key("inSyncReplicas", SECTION, integer(1, 1024), "1",
+        "Controller mode without allAckInSyncStateSet: replicas, the master included, that hold a put before it is"
+            + " acknowledged; 1 (the default) waits for no slave at all; honoured only with enableControllerMode=true");
+    public static final ConfigKey<Integer> MIN_IN_SYNC_REPLICAS = key("minInSyncReplicas", SECTION, integer(1, 1024), "1",
+        "Controller mode: puts are refused (SYSTEM_ERROR 'in-sync replicas not enough') while the SyncStateSet has"
+            + " fewer members; honoured only with enableControllerMode=true");
+    public static final ConfigKey<Integer> HA_MAX_TIME_SLAVE_NOT_CATCHUP = key("haMaxTimeSlaveNotCatchup", SECTION,
+        integer(1, MAX_MS), "15000", "Controller mode: a slave not caught up with the master for this long leaves"
+            + " the SyncStateSet, ms");
+    public static final ConfigKey<Boolean> ASYNC_LEARNER = key("asyncLearner", SECTION, bool(), "false",
+        "Controller mode: this slave replicates but never joins the SyncStateSet (never elected, never waited for);"
+            + " honoured only with enableControllerMode=true");
+
     /** Replication's keys, in documentation order. */
     public static final KeyTable TABLE = KeyTable.of(List.of(HA_LISTEN_PORT, HA_MAX_GAP_NOT_IN_SYNC,
         HA_SEND_HEARTBEAT_INTERVAL, HA_HOUSEKEEPING_INTERVAL, HA_TRANSFER_BATCH_SIZE, SLAVE_TIMEOUT, HA_RECONNECT_INTERVAL,
-        SYNC_FROM_LAST_FILE));
+        SYNC_FROM_LAST_FILE, ALL_ACK_IN_SYNC_STATE_SET, IN_SYNC_REPLICAS, MIN_IN_SYNC_REPLICAS,
+        HA_MAX_TIME_SLAVE_NOT_CATCHUP, ASYNC_LEARNER));
+
+    /**
+     * The keys whose non-default value RocketMQ honours only in controller mode: a classic-mode broker
+     * refuses to start with one set ({@link #controllerOnlyProblem}).
+     */
+    public static final List<ConfigKey<?>> CONTROLLER_MODE_ONLY = List.of(ALL_ACK_IN_SYNC_STATE_SET, IN_SYNC_REPLICAS,
+        MIN_IN_SYNC_REPLICAS, ASYNC_LEARNER);
+
+    /** The start-up refusal of a controller-mode key set without enableControllerMode=true. */
+    public static String controllerOnlyProblem(ConfigKey<?> key, Object value) {
+        return key.name() + "=" + value + " is honoured only with enableControllerMode=true (RocketMQ's AutoSwitch"
+            + " replication); a classic master/slave pair waits for its slave with brokerRole=SYNC_MASTER. Remove the"
+            + " setting or enable controller mode";
+    }
 
     private HAKeys() {
     }

@@ -1,6 +1,7 @@
 package io.basalt.store;
 
 import java.nio.ByteBuffer;
+import java.util.function.LongSupplier;
 
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.queue.DispatchSource;
@@ -14,15 +15,18 @@ import io.basalt.store.recovery.SkippedRange;
 final class CommitLogDispatchSource implements DispatchSource {
     private final CommitLog commitLog;
     private final boolean recovering;
+    private final LongSupplier replicationLimit;
 
-    CommitLogDispatchSource(CommitLog commitLog, boolean recovering) {
+    /** @param replicationLimit a further bound while running (replication's confirmOffset), Long.MAX_VALUE for none */
+    CommitLogDispatchSource(CommitLog commitLog, boolean recovering, LongSupplier replicationLimit) {
         this.commitLog = commitLog;
         this.recovering = recovering;
+        this.replicationLimit = replicationLimit;
     }
 
     @Override
     public long dispatchLimit() {
-        return recovering ? commitLog.maxOffset() : commitLog.dispatchLimit();
+        return recovering ? commitLog.maxOffset() : Math.min(commitLog.dispatchLimit(), replicationLimit.getAsLong());
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 
 import io.basalt.common.service.ErrorPolicy;
@@ -114,6 +115,9 @@ public final class MessageStore implements AutoCloseable {
     private volatile boolean recoveredFromCrash;
     private ShutdownSteps.Hook shutdownHook = ShutdownSteps.Hook.NONE;
     private final ReplicatedLog replicatedLog;
+    /** Replication's bound on dispatch (controller mode's confirmOffset); none by default. */
+    private volatile LongSupplier dispatchLimit = NO_DISPATCH_LIMIT;
+    private static final LongSupplier NO_DISPATCH_LIMIT = () -> Long.MAX_VALUE;
 
     /** A dispatcher not woken by an append polls this often, ms (RocketMQ's reput loop sleeps 1 ms). */
     private static final long REPUT_IDLE_WAIT_MS = 1;
@@ -490,7 +494,22 @@ public final class MessageStore implements AutoCloseable {
     }
 
     private DispatchSource dispatchSource(boolean recovering) {
-        return new CommitLogDispatchSource(commitLog, recovering);
+        return new CommitLogDispatchSource(commitLog, recovering, () -> dispatchLimit.getAsLong());
+    }
+
+    /** See {@link ReplicatedLog#setDispatchLimit}; null removes the bound. */
+    void setDispatchLimit(LongSupplier limit) {
+        this.dispatchLimit = limit == null ? NO_DISPATCH_LIMIT : limit;
+        ReputMessageService r = reput;
+        if (r != null) {
+            r.wakeup();
+        }
+    }
+
+    /** Next CommitLog offset the dispatcher takes; everything below it is in the ConsumeQueues. */
+    long dispatchedOffset() {
+        ReputMessageService r = reput;
+        return r == null ? 0 : r.reputFromOffset();
     }
 
     // ---- writes -----------------------------------------------------------------------------------
@@ -793,6 +812,9 @@ public final class MessageStore implements AutoCloseable {
         ReputMessageService old = reput;
         old.shutdown();
         commitLog.truncateTo(physicalOffset);
+        // the cut file was zeroed and forced; make the removal of later files durable too, so that a crash
+        // right after cannot bring back a tail the master does not have
+        forceDirectory(config.commitLogDir());
         queues.truncateByMaxPhysicOffset(physicalOffset);
         if (index != null) {
             index.truncateByMaxPhysicOffset(physicalOffset);
@@ -806,6 +828,14 @@ public final class MessageStore implements AutoCloseable {
         retiredDispatcherErrors += old.errorCount();
         reput = next;
         next.start();
+    }
+
+    private static void forceDirectory(java.nio.file.Path dir) {
+        try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+            d.force(true);
+        } catch (IOException ignored) {
+            // some file systems cannot open a directory for fsync; the renames are still atomic
+        }
     }
 
     /**

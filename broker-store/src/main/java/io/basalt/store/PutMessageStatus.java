@@ -35,6 +35,11 @@ public enum PutMessageStatus {
     WHEEL_TIMER_MSG_ILLEGAL,
     /** Not written: the timer's slot is over {@code timerCongestNumEachSlot} (RocketMQ answers SYSTEM_ERROR). */
     WHEEL_TIMER_FLOW_CONTROL,
+    /**
+     * Not written: controller mode, and the SyncStateSet has fewer members than {@code minInSyncReplicas}
+     * (RocketMQ answers SYSTEM_ERROR "in-sync replicas not enough").
+     */
+    IN_SYNC_REPLICAS_NOT_ENOUGH,
     /** Not written: a timer message while {@code timerWheelEnable=false} (RocketMQ answers SYSTEM_ERROR). */
     WHEEL_TIMER_NOT_ENABLE;
 

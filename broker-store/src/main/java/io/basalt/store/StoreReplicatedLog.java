@@ -53,6 +53,16 @@ final class StoreReplicatedLog implements ReplicatedLog {
     }
 
     @Override
+    public void setDispatchLimit(java.util.function.LongSupplier limit) {
+        store.setDispatchLimit(limit);
+    }
+
+    @Override
+    public long dispatchedOffset() {
+        return store.dispatchedOffset();
+    }
+
+    @Override
     public ReplicaAppend appendReplicated(long physicalOffset, ByteBuffer data) {
         return store.appendReplicated(physicalOffset, data);
     }

@@ -20,6 +20,7 @@ import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
 import io.basalt.ha.SlaveStatus;
+import io.basalt.ha.autoswitch.SyncStateSetTracker;
 import io.basalt.store.MessageStore;
 import io.basalt.store.StoredMessage;
 import io.netty.bootstrap.ServerBootstrap;
@@ -54,6 +55,8 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 public final class HAService {
     private static final Logger LOG = LoggerFactory.getLogger(HAService.class);
     private static final long STATUS_LOG_PERIOD_S = 30;
+    /** Controller mode: how often members that fell behind are taken out of the SyncStateSet, ms. */
+    private static final long SYNC_STATE_SET_CHECK_MS = 1000;
 
     private final MessageStore store;
     private final EpochFile epochs;
@@ -68,7 +71,9 @@ public final class HAService {
      * protocol (RocketMQ's AutoSwitch handshake, for controller mode) goes before the classic
      * fallback, which takes every connection no one before it claims.
      */
-    private final List<HAProtocol> protocols = List.of(HAProtocolDispatcher.BASALT, HAProtocolDispatcher.CLASSIC);
+    private final List<HAProtocol> protocols;
+    /** Controller mode: the SyncStateSet, confirmOffset and write path; null in classic mode. */
+    private final InSyncReplicas inSync;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private Channel serverChannel;
@@ -86,7 +91,53 @@ public final class HAService {
         this.syncMaster = syncMaster;
         this.groupTransfer = syncMaster ? new GroupTransferService(slaveAcks(), config.slaveTimeoutMs(),
             config.haMaxGapNotInSync(), store.durabilityErrorPolicy()) : null;
+        this.protocols = List.of(HAProtocolDispatcher.BASALT, HAProtocolDispatcher.CLASSIC);
+        this.inSync = null;
     }
+
+    private HAService(MessageStore store, EpochFile epochs, HAConfig config, Peer self) {
+        this.store = store;
+        this.self = self;
+        this.epochs = epochs;
+        this.config = config;
+        this.syncMaster = false;
+        this.groupTransfer = null;
+        this.protocols = List.of(AUTOSWITCH);
+        this.inSync = new InSyncReplicas(this, store, epochs, config,
+            new SyncStateSetTracker(self.brokerId(), config.haMaxTimeSlaveNotCatchupMs(), System::currentTimeMillis));
+    }
+
+    /**
+     * A controller-mode master (RocketMQ's {@code AutoSwitchHAService}): the HA port speaks RocketMQ 5's
+     * AutoSwitch protocol only (RocketMQ 5.2.0 slaves in controller mode, and Basalt's
+     * {@link io.basalt.ha.autoswitch.AutoSwitchClient}); puts follow {@code minInSyncReplicas},
+     * {@code allAckInSyncStateSet} and {@code inSyncReplicas}; the SyncStateSet is
+     * {@link #syncStateSet()}. The caller records the Controller's epoch in the epoch file before
+     * {@link #start()}.
+     *
+     * @param self this master, with its controller broker id (the SyncStateSet's master member)
+     */
+    public static HAService controllerMode(MessageStore store, EpochFile epochs, HAConfig config, Peer self) {
+        return new HAService(store, epochs, config, self);
+    }
+
+    /** Controller mode's protocol: every connection is an AutoSwitch one (anything else is refused by it, named). */
+    private static final HAProtocol AUTOSWITCH = new HAProtocol() {
+        @Override
+        public String name() {
+            return AutoSwitchConnection.PROTOCOL;
+        }
+
+        @Override
+        public Match match(io.netty.buffer.ByteBuf firstBytes) {
+            return Match.YES;
+        }
+
+        @Override
+        public ReplicaConnection open(HAService service, Channel channel) {
+            return new AutoSwitchConnection(service, service.inSync, channel);
+        }
+    };
 
     /**
      * Binds {@code haListenPort}, starts the first epoch if the store has none, and for a SYNC_MASTER
@@ -131,6 +182,11 @@ public final class HAService {
             groupTransfer.start();
             store.replicatedLog().setReplicaWait(groupTransfer);
         }
+        if (inSync != null) {
+            inSync.start();
+            workers.next().scheduleAtFixedRate(inSync::shrink, SYNC_STATE_SET_CHECK_MS, SYNC_STATE_SET_CHECK_MS,
+                TimeUnit.MILLISECONDS);
+        }
         running = true;
         workers.next().scheduleAtFixedRate(this::logStatus, STATUS_LOG_PERIOD_S, STATUS_LOG_PERIOD_S, TimeUnit.SECONDS);
         LOG.info("HAService listening on port {}, epoch {}, CommitLog [{}, {})", localPort(), epoch,
@@ -152,6 +208,9 @@ public final class HAService {
         if (groupTransfer != null) {
             store.replicatedLog().setReplicaWait(null);
             groupTransfer.shutdown();
+        }
+        if (inSync != null) {
+            inSync.shutdown();
         }
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
@@ -189,7 +248,46 @@ public final class HAService {
 
     /** Unexpected errors of the SYNC_MASTER replica wait ({@code GroupTransferService}) so far; 0 without it. */
     public long replicaWaitErrorCount() {
-        return groupTransfer == null ? 0 : groupTransfer.errorCount();
+        return inSync != null ? inSync.errorCount() : groupTransfer == null ? 0 : groupTransfer.errorCount();
+    }
+
+    /**
+     * Controller mode: this master's SyncStateSet. The role manager {@link SyncStateSetTracker#adopt}s the
+     * Controller's set (election, ALTER_SYNC_STATE_SET answers) and hears proposals through
+     * {@link SyncStateSetTracker#onProposal}. Null in classic mode.
+     */
+    public SyncStateSetTracker syncStateSet() {
+        return inSync == null ? null : inSync.syncStateSet();
+    }
+
+    /** Controller mode: the confirmOffset (least acknowledgement of the SyncStateSet's slaves); -1 in classic mode. */
+    public long confirmOffset() {
+        return inSync == null ? -1 : inSync.confirmOffset();
+    }
+
+    /**
+     * Controller mode: confirmOffset stops moving for {@code reason} (call it with the role manager's
+     * write suspension when the Controller is out of reach), so an isolated master's consumers see no
+     * more of its log. No-op in classic mode.
+     */
+    public void holdConfirmOffset(String reason) {
+        if (inSync != null) {
+            inSync.holdConfirmOffset(reason);
+        }
+    }
+
+    /** Controller mode: the Controller confirmed this master again; confirmOffset follows the acks. */
+    public void releaseConfirmOffset() {
+        if (inSync != null) {
+            inSync.releaseConfirmOffset();
+        }
+    }
+
+    /** Controller mode: tell the write path the SyncStateSet changed (after an adopt); no-op in classic mode. */
+    public void syncStateSetChanged() {
+        if (inSync != null) {
+            inSync.onChange();
+        }
     }
 
     public boolean isFenced() {
@@ -288,6 +386,20 @@ public final class HAService {
         }
         connections.add(c);
         return true;
+    }
+
+    Set<ReplicaConnection> connections() {
+        return connections;
+    }
+
+    /** Whether another live connection than {@code c} comes from the slave {@code brokerId}. */
+    boolean hasOtherConnection(ReplicaConnection c, long brokerId) {
+        for (ReplicaConnection other : connections) {
+            if (other != c && other.brokerId() == brokerId) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void unregister(ReplicaConnection c) {

@@ -200,5 +200,19 @@ final class ConfigResolver {
                 problems.add(HAConfig.housekeepingProblem(housekeeping, heartbeat));
             }
         }
+        // RocketMQ reads allAckInSyncStateSet, inSyncReplicas, minInSyncReplicas and asyncLearner only in
+        // controller mode; a classic broker that was given one would silently not honour it
+        if (!controllerMode()) {
+            for (io.basalt.common.config.ConfigKey<?> key : HAKeys.CONTROLLER_MODE_ONLY) {
+                if (values.has(key) && !String.valueOf(values.get(key)).equals(key.defaultText())) {
+                    problems.add(HAKeys.controllerOnlyProblem(key, values.get(key)));
+                }
+            }
+        }
+    }
+
+    private boolean controllerMode() {
+        return ConfigKeys.TABLE.named("enableControllerMode").map(key -> values.has(key) && Boolean.TRUE.equals(values.get(key)))
+            .orElse(false);
     }
 }

@@ -291,8 +291,8 @@ public final class SendMessageProcessor implements RequestProcessor {
             case SERVICE_NOT_AVAILABLE -> ResponseCode.SERVICE_NOT_AVAILABLE;
             case MESSAGE_ILLEGAL, PROPERTIES_SIZE_EXCEEDED, WHEEL_TIMER_MSG_ILLEGAL -> ResponseCode.MESSAGE_ILLEGAL;
             case OS_PAGE_CACHE_BUSY -> ResponseCode.SYSTEM_BUSY;
-            case CREATE_MAPPED_FILE_FAILED, UNKNOWN_ERROR, WHEEL_TIMER_FLOW_CONTROL, WHEEL_TIMER_NOT_ENABLE ->
-                ResponseCode.SYSTEM_ERROR;
+            case CREATE_MAPPED_FILE_FAILED, UNKNOWN_ERROR, WHEEL_TIMER_FLOW_CONTROL, WHEEL_TIMER_NOT_ENABLE,
+                IN_SYNC_REPLICAS_NOT_ENOUGH -> ResponseCode.SYSTEM_ERROR;
         };
     }
 
@@ -310,6 +310,8 @@ public final class SendMessageProcessor implements RequestProcessor {
             case PROPERTIES_SIZE_EXCEEDED -> "the message properties exceed " + MAX_PROPERTIES_LENGTH + " bytes, not stored";
             case OS_PAGE_CACHE_BUSY -> "[PC_SYNCHRONIZED]broker busy, start flow control for a while; not stored";
             case CREATE_MAPPED_FILE_FAILED -> "create mapped file failed, server is busy or broken; not stored";
+            // RocketMQ's remark; the SyncStateSet is smaller than minInSyncReplicas (controller mode)
+            case IN_SYNC_REPLICAS_NOT_ENOUGH -> "in-sync replicas not enough";
             default -> "UNKNOWN_ERROR, not stored";
         };
     }

@@ -410,4 +410,19 @@ class BrokerConfigurationTest {
         assertEquals(config.asProperties(), again.asProperties());
         assertEquals(ConfigKeys.TABLE.keys().size(), config.asProperties().size());
     }
+
+    @Test
+    void controllerModeReplicationKeysStopAClassicBroker() throws Exception {
+        for (Map.Entry<String, String> setting : Map.of("allAckInSyncStateSet", "true", "inSyncReplicas", "2",
+            "minInSyncReplicas", "2", "asyncLearner", "true").entrySet()) {
+            Map<String, String> properties = Map.of("storePathRootDir", dir.toString(), setting.getKey(), setting.getValue());
+            assertOneProblemContaining(problemsOf(properties), setting.getKey() + "=" + setting.getValue(),
+                "honoured only with enableControllerMode=true");
+        }
+        // RocketMQ's defaults describe a classic broker too, and haMaxTimeSlaveNotCatchup changes no guarantee
+        BrokerConfiguration config = of(Map.of("storePathRootDir", dir.toString(), "inSyncReplicas", "1",
+            "allAckInSyncStateSet", "false", "haMaxTimeSlaveNotCatchup", "20000"));
+        assertEquals(1, config.ha().inSyncReplicas());
+        assertEquals(20000, config.ha().haMaxTimeSlaveNotCatchupMs());
+    }
 }

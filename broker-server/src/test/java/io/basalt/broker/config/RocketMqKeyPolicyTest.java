@@ -35,7 +35,7 @@ class RocketMqKeyPolicyTest {
     void keysThatChangeAGuaranteeAreSemantic() {
         for (String key : List.of("aclEnable", "enableDLegerCommitLog", "enableControllerMode", "enableSlaveActingMaster",
             "brokerPermission", "storeType", "useTLS",
-            "filterSupportRetry", "inSyncReplicas")) {
+            "filterSupportRetry")) {
             Rule rule = RocketMqKeyPolicy.rule(key).orElseThrow();
             assertEquals(KeyClass.SEMANTIC, rule.keyClass(), key);
             assertTrue(!rule.instead().isEmpty() && !rule.honoured().isEmpty(), key);

@@ -395,6 +395,10 @@ public final class CommitLog {
         if (putLock.isBusy(clockMs.getAsLong(), busyTimeoutMs)) {
             return rejected(PutMessageStatus.OS_PAGE_CACHE_BUSY);
         }
+        PutMessageStatus notAdmitted = first.waitStoreMsgOk() ? replicaWait.admit(first) : null;
+        if (notAdmitted != null) {
+            return rejected(notAdmitted);
+        }
         String queueKey = QueueOffsetTable.key(first.topic(), first.queueId());
         long physicalOffset;
         long queueOffset;

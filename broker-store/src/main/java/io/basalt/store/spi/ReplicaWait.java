@@ -20,4 +20,13 @@ public interface ReplicaWait {
      * {@code result.nextOffset()}, or FLUSH_SLAVE_TIMEOUT / SLAVE_NOT_AVAILABLE.
      */
     CompletableFuture<PutMessageStatus> await(BrokerMessage message, AppendMessageResult result);
+
+    /**
+     * Asked before anything is written: null to go on with the put, or the status that refuses it
+     * (RocketMQ's controller mode answers IN_SYNC_REPLICAS_NOT_ENOUGH while the SyncStateSet is smaller
+     * than {@code minInSyncReplicas}). Called on the putting thread; must not block.
+     */
+    default PutMessageStatus admit(BrokerMessage message) {
+        return null;
+    }
 }

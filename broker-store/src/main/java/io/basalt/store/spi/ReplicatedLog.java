@@ -35,6 +35,15 @@ public interface ReplicatedLog {
     void setReplicaWait(ReplicaWait wait);
 
     /**
+     * Bounds what the dispatcher (ConsumeQueue, index: what consumers see) may take from the log, besides
+     * the flush policy's limit: it dispatches only records ending at or below {@code limit}'s value, read
+     * on every round. RocketMQ's controller mode uses this for its confirmOffset (with
+     * {@code allAckInSyncStateSet}, consumers see only what every SyncStateSet member holds). Null
+     * removes it (no bound, the default).
+     */
+    void setDispatchLimit(java.util.function.LongSupplier limit);
+
+    /**
      * Slave: appends {@code data}'s remaining bytes, raw, at exactly {@code physicalOffset}, which must
      * be the log's end (or, for an empty log, the start of a file); the dispatcher then builds queues
      * and index from them.
@@ -46,6 +55,12 @@ public interface ReplicatedLog {
      * sides share), with the queue and index entries beyond it. No-op when the log already ends there.
      */
     void truncateTo(long physicalOffset) throws IOException;
+
+    /**
+     * The next offset the dispatcher will take: everything below it is in the ConsumeQueues and the
+     * index (consumers can see it).
+     */
+    long dispatchedOffset();
 
     /**
      * A slave becoming master: dispatches everything replicated so far and continues each queue's
