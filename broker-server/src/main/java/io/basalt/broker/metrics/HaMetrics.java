@@ -4,7 +4,7 @@ import io.basalt.ha.BrokerRole;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.Replication;
 import io.basalt.ha.SlaveStatus;
-import io.basalt.ha.slave.HAClient;
+import io.basalt.ha.slave.ReplicaClient;
 import io.basalt.store.MessageStore;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -182,11 +182,11 @@ public final class HaMetrics {
         }
         lastAckByAddress = acks;
         slaveRates = Map.copyOf(rates);
-        HAClient client = replication.client();
+        ReplicaClient client = replication.client();
         long localMax = store.getMaxPhyOffset();
         if (client != null) {
             clientRate = lastLocalMax >= 0 && seconds > 0 ? (long) (Math.max(0, localMax - lastLocalMax) / seconds) : 0;
-            if (client.state() == HAClient.State.TRANSFER) {
+            if ("TRANSFER".equals(client.stateName())) {
                 lastStreamingMs = now;
             }
         } else {

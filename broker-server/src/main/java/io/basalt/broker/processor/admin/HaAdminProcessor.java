@@ -7,7 +7,7 @@ import io.basalt.ha.BrokerRole;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.Replication;
 import io.basalt.ha.SlaveStatus;
-import io.basalt.ha.slave.HAClient;
+import io.basalt.ha.slave.ReplicaClient;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
 import io.basalt.remoting.protocol.RemotingCommand;
@@ -77,14 +77,14 @@ public final class HaAdminProcessor implements RequestProcessor {
     HaRuntimeInfo runtimeInfo() {
         long max = store.getMaxPhyOffset();
         if (replication.role() == BrokerRole.SLAVE) {
-            HAClient client = replication.client();
+            ReplicaClient client = replication.client();
             String masterAddr = null;
             if (client != null && client.masterAddress() != null) {
                 InetSocketAddress a = client.masterAddress();
                 masterAddr = a.getHostString() + ":" + a.getPort();
             }
             // streaming now: it reads and reports at least every haSendHeartbeatInterval
-            long streamed = client != null && client.state() == HAClient.State.TRANSFER ? System.currentTimeMillis()
+            long streamed = client != null && "TRANSFER".equals(client.stateName()) ? System.currentTimeMillis()
                 : ha.lastStreamingMillis();
             return new HaRuntimeInfo(false, 0, 0, List.of(), new HaRuntimeInfo.Client(masterAddr,
                 ha.clientTransferredBytesPerSecond(), max, streamed, streamed, 0));
