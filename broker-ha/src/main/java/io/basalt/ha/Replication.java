@@ -276,6 +276,16 @@ public final class Replication {
         return writeSuspension;
     }
 
+    /** The end of this broker's CommitLog (heartbeats to the controller, the SyncStateSet rule). */
+    public long commitLogMaxOffset() {
+        return store.getMaxPhyOffset();
+    }
+
+    /** The store's epoch history. */
+    public EpochFile epochFile() {
+        return epochs;
+    }
+
     /** Whether the controller decides this broker's role. */
     public boolean controllerMode() {
         return controllerMode;
