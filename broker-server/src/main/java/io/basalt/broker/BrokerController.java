@@ -320,6 +320,14 @@ public final class BrokerController {
                 log.error("starting delay-level delivery as master of epoch {} failed: {}", epoch, e.toString());
             }
             transactionCheck.start();
+            // topics the old master created after this broker's last metadata sync (which the last sync in
+            // beforeMaster cannot fetch from a dead master): their replicated messages are here, so they are routed
+            try {
+                topics.recoverTopicsFromQueues(store.queueIdsByTopic());
+            } catch (IOException e) {
+                log.error("persisting the topics found in the store as master of epoch {} failed: {}", epoch,
+                    e.toString());
+            }
             startStateVersion(epoch);
             nameServerPresence.registerAgain();
         }
@@ -603,7 +611,8 @@ public final class BrokerController {
         RequestExecutor admin = executor("AdminBrokerThread_", 1, 10_000, 0);
         RequestExecutor query = executor("QueryMessageThread_", 2, 20_000, 0);
         String brokerName = broker.brokerName();
-        register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store),
+        register(admin, new TopicAdminProcessor(brokerName, topics, offsets, store,
+                nameServerPresence::registerTopicChanges),
             RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
             RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
         register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store, groupGets),

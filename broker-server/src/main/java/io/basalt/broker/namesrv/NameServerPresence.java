@@ -117,17 +117,26 @@ public final class NameServerPresence {
     }
 
     /**
-     * Controller mode, after a role change the controller decided: leaves the NameServers under the old identity and
-     * registers at once with the new one (a master as brokerId 0, a slave with its controller id). A fence of the
-     * previous role no longer holds: the controller's role is the new truth.
+     * Controller mode, after a role change the controller decided: registers at once with the new identity (a master
+     * as brokerId 0, a slave with its controller id), as RocketMQ's broker does, without leaving first: the
+     * NameServers move this address from its old brokerId to the new one, while an UNREGISTER_BROKER (applied later,
+     * in a batch, to every brokerId of the address) or a closed connection would remove the new entry too, and the
+     * broker name's topics with it when it was the last one. A fence of the previous role no longer holds: the
+     * controller's role is the new truth.
      */
     public synchronized void registerAgain() {
         if (!started || shutdown) {
             return;
         }
         fenced = false;
-        leave();
-        register();
+        NameServerRegistrar r = registrar;
+        if (r != null && replication.hasRole() && (replication.isSlave() || replication.acceptsWrites())) {
+            r.registerAs(identity());
+        } else {
+            // not registered yet, or a role that must not register (register() says why)
+            leave();
+            register();
+        }
     }
 
     /**
@@ -147,6 +156,20 @@ public final class NameServerPresence {
         }
         if (r != null) {
             r.registerSoon();
+        }
+    }
+
+    /**
+     * Registers a change of the topic table with the NameServers now and waits for their answers (an admin's topic
+     * update is routable once answered, as with RocketMQ). Nothing while not registered. Any thread.
+     */
+    public void registerTopicChanges() {
+        NameServerRegistrar r;
+        synchronized (this) {
+            r = registrar;
+        }
+        if (r != null) {
+            r.registerChangesAndWait();
         }
     }
 
@@ -208,12 +231,15 @@ public final class NameServerPresence {
             log.error("not registering with the NameServers: this master is fenced (a newer master exists)");
             return;
         }
-        // a promoted slave registers as the group's master
-        BrokerRegistration as = self.withBrokerId(replication.isSlave() ? replication.slaveBrokerId(self.brokerId()) : MASTER_ID);
-        NameServerRegistrar r = new NameServerRegistrar(nameServers.addresses(), as, topics, topicsVersion, clients.get(),
+        NameServerRegistrar r = new NameServerRegistrar(nameServers.addresses(), identity(), topics, topicsVersion, clients.get(),
             nameServers.timeoutMs());
         registrar = r;
         r.start(nameServers.registerPeriodMs());
+    }
+
+    /** This broker as it registers in its current role: a master (a promoted slave too) as the group's brokerId 0. */
+    private BrokerRegistration identity() {
+        return self.withBrokerId(replication.isSlave() ? replication.slaveBrokerId(self.brokerId()) : MASTER_ID);
     }
 
     /** Unregisters the registration in force, if any. */
