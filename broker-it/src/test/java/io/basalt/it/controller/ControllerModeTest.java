@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
@@ -80,6 +81,9 @@ class ControllerModeTest {
                     // no replica wait by default (inSyncReplicas=1): the acknowledged messages reach the slave first
                     await().atMost(ofSeconds(30)).until(() -> "0".equals(admin.fetchBrokerRuntimeStats(first.address())
                         .getTable().get("haSlave0LagBytes")));
+                    // and the master has the slave admitted to the SyncStateSet: the Controller elects no other
+                    await().atMost(ofSeconds(30)).until(() -> admin.getInSyncStateData(controller.controllerAddr(),
+                        List.of("broker-a")).getReplicasInfoTable().get("broker-a").getInSyncReplicas().size() == 2);
 
                     first.killHard();
                     await().atMost(ofSeconds(60)).until(() -> second.address().equals(addrs(admin).get(0L)));
