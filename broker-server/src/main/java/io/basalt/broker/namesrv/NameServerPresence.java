@@ -117,6 +117,63 @@ public final class NameServerPresence {
     }
 
     /**
+     * Controller mode, after a role change the controller decided: registers at once with the new identity (a master
+     * as brokerId 0, a slave with its controller id), as RocketMQ's broker does, without leaving first: the
+     * NameServers move this address from its old brokerId to the new one, while an UNREGISTER_BROKER (applied later,
+     * in a batch, to every brokerId of the address) or a closed connection would remove the new entry too, and the
+     * broker name's topics with it when it was the last one. A fence of the previous role no longer holds: the
+     * controller's role is the new truth.
+     */
+    public synchronized void registerAgain() {
+        if (!started || shutdown) {
+            return;
+        }
+        fenced = false;
+        NameServerRegistrar r = registrar;
+        if (r != null && replication.hasRole() && (replication.isSlave() || replication.acceptsWrites())) {
+            r.registerAs(identity());
+        } else {
+            // not registered yet, or a role that must not register (register() says why)
+            leave();
+            register();
+        }
+    }
+
+    /**
+     * The master's HA address ({@code haServerAddr}) as the NameServers last answered this slave's registration, or
+     * empty (not registered yet, or the master not registered or not alive there).
+     */
+    public synchronized Optional<String> masterHaServerAddr() {
+        NameServerRegistrar r = registrar;
+        return r == null || r.haServerAddr().isEmpty() ? Optional.empty() : Optional.of(r.haServerAddr());
+    }
+
+    /** Registers once more soon (a slave asking the NameServers for its master's HA address). Any thread. */
+    public void registerNow() {
+        NameServerRegistrar r;
+        synchronized (this) {
+            r = registrar;
+        }
+        if (r != null) {
+            r.registerSoon();
+        }
+    }
+
+    /**
+     * Registers a change of the topic table with the NameServers now and waits for their answers (an admin's topic
+     * update is routable once answered, as with RocketMQ). Nothing while not registered. Any thread.
+     */
+    public void registerTopicChanges() {
+        NameServerRegistrar r;
+        synchronized (this) {
+            r = registrar;
+        }
+        if (r != null) {
+            r.registerChangesAndWait();
+        }
+    }
+
+    /**
      * This master was fenced (a newer master exists): unregisters on this presence's thread, and registers no
      * more. Returns at once; any thread.
      */
@@ -175,21 +232,26 @@ public final class NameServerPresence {
         if (nameServers.isEmpty()) {
             return;
         }
+        if (!replication.hasRole()) {
+            log.info("not registering with the NameServers before the controller gives this broker a role");
+            return;
+        }
         if (fenced || !replication.isSlave() && !replication.acceptsWrites()) {
             log.error("not registering with the NameServers: this master is fenced (a newer master exists)");
             return;
         }
-        // a promoted slave registers as the group's master
-        BrokerRegistration as = replication.isSlave() ? self : self.withBrokerId(MASTER_ID);
-        int haPort = replication.haListenPort();
-        if (haPort > 0) {
-            // the bound port (haListenPort=0 picks one), so that slaves without haMasterAddress find it
-            as = as.withHaListenPort(haPort);
-        }
-        NameServerRegistrar r = new NameServerRegistrar(nameServers.addresses(), as, topics, topicsVersion, clients.get(),
+        NameServerRegistrar r = new NameServerRegistrar(nameServers.addresses(), identity(), topics, topicsVersion, clients.get(),
             nameServers.timeoutMs());
         registrar = r;
         r.start(nameServers.registerPeriodMs());
+    }
+
+    /** This broker as it registers in its current role: a master (a promoted slave too) as the group's brokerId 0. */
+    private BrokerRegistration identity() {
+        BrokerRegistration as = self.withBrokerId(replication.isSlave() ? replication.slaveBrokerId(self.brokerId()) : MASTER_ID);
+        int haPort = replication.haListenPort();
+        // the bound port (haListenPort=0 picks one), so that slaves without haMasterAddress find it
+        return haPort > 0 ? as.withHaListenPort(haPort) : as;
     }
 
     /** Unregisters the registration in force, if any. */

@@ -10,9 +10,14 @@ import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -37,7 +42,8 @@ public final class NameServerRegistrar {
     private static final Logger log = LoggerFactory.getLogger(NameServerRegistrar.class);
 
     private final List<String> nameServers;
-    private final BrokerRegistration broker;
+    /** This broker as it registers; changed by {@link #registerAs} when the Controller changes its role. */
+    private volatile BrokerRegistration broker;
     private final Supplier<TopicConfigSerializeWrapper> topics;
     private final LongSupplier topicsVersion;
     private final NettyRemotingClient client;
@@ -192,9 +198,63 @@ public final class NameServerRegistrar {
     }
 
     /**
-     * The master's HA address from the last registration result that named one (RocketMQ's
-     * {@code RegisterBrokerResult.haServerAddr}, the {@code brokerIP2:haListenPort} its master registered), or "".
+     * Registers from now on as {@code as} (the same broker under the brokerId of a new role) and at once, on the
+     * registration thread, over the same connections. Nothing is unregistered: the NameServers replace the entry of
+     * this address under its old brokerId themselves, whereas an UNREGISTER_BROKER (which a 5.x NameServer applies
+     * later, in a batch, to every entry of the address) or a closed connection (which it takes for the broker's
+     * death) could remove the new entry after it was made.
      */
+    public void registerAs(BrokerRegistration as) {
+        if (!as.brokerAddr().equals(broker.brokerAddr()) || !as.brokerName().equals(broker.brokerName())) {
+            throw new IllegalArgumentException("another broker: " + as.brokerName() + " at " + as.brokerAddr());
+        }
+        broker = as;
+        // what the NameServers said of the previous role's master
+        masterAddr = "";
+        haServerAddr = "";
+        registerSoon();
+    }
+
+    /** The brokerId this registrar registers with. */
+    public long brokerId() {
+        return broker.brokerId();
+    }
+
+    /** Registers once more soon, on the registration thread (a slave asking for its master's addresses). */
+    public void registerSoon() {
+        try {
+            thread.execute(() -> keepScheduled(this::registerAll));
+        } catch (RejectedExecutionException e) {
+            // shut down
+        }
+    }
+
+    /**
+     * Registers the topic table now if it changed since the last registration, and waits until every NameServer
+     * answered or timed out (RocketMQ registers a topic the admin created before it answers the admin, so that a
+     * client routed right after finds it). Any thread but the registration thread.
+     */
+    public void registerChangesAndWait() {
+        Future<?> done;
+        try {
+            done = thread.submit(() -> keepScheduled(this::registerIfTopicsChanged));
+        } catch (RejectedExecutionException e) {
+            return; // shut down
+        }
+        // a registration sends at most two requests to each NameServer, each bounded by timeoutMs
+        long boundMs = 2 * timeoutMs * (nameServers.size() + 1);
+        try {
+            done.get(boundMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            log.warn("the registration of a topic change is still running after {} ms; answering without it", boundMs);
+        } catch (ExecutionException | CancellationException e) {
+            // keepScheduled logged it; the periodic registration tries again
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The master's HA address from the last registration result that named one (RocketMQ's {@code haServerAddr}), or "". */
     public String haServerAddr() {
         return haServerAddr;
     }

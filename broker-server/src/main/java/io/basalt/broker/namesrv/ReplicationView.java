@@ -27,6 +27,16 @@ public interface ReplicationView {
         return -1;
     }
 
+    /** False while a controller-mode broker waits for its first role: it does not register then. */
+    default boolean hasRole() {
+        return true;
+    }
+
+    /** The brokerId a slave registers with (in controller mode the controller's id). */
+    default long slaveBrokerId(long configured) {
+        return configured;
+    }
+
     /** The view of a broker's {@link Replication}. */
     static ReplicationView of(Replication replication) {
         return new ReplicationView() {
@@ -48,6 +58,16 @@ public interface ReplicationView {
             @Override
             public int haListenPort() {
                 return replication.haListenPort();
+            }
+
+            @Override
+            public boolean hasRole() {
+                return replication.roleAssigned();
+            }
+
+            @Override
+            public long slaveBrokerId(long configured) {
+                return replication.controllerMode() ? replication.self().brokerId() : configured;
             }
 
             @Override

@@ -326,7 +326,8 @@ public final class TopicConfigManager {
     /**
      * Puts back the topics whose consume queues are on disk but which the table lacks: a topic auto-created
      * less than one persister interval before a crash, whose acknowledged messages are in the CommitLog and
-     * (after recovery) in its consume queues. Each gets {@code max queue id + 1} read and write queues and
+     * (after recovery) in its consume queues; or, on a slave that becomes master, a topic its old master created
+     * after the last metadata sync, whose messages were replicated. Each gets {@code max queue id + 1} read and write queues and
      * READ|WRITE; system topics are left alone (the broker creates those itself). Written at once when any was
      * added.
      *
@@ -352,7 +353,8 @@ public final class TopicConfigManager {
         }
         if (!recovered.isEmpty()) {
             log.warn("{} topics have consume queues on disk but were missing from topics.json (created shortly before"
-                + " a crash); put back with READ|WRITE and as many queues as on disk: {}", recovered.size(),
+                + " a crash, or by the previous master after the last metadata sync); put back with READ|WRITE and as"
+                + " many queues as on disk: {}", recovered.size(),
                 recovered.size() <= 20 ? recovered : recovered.subList(0, 20) + " ...");
             changed();
         }

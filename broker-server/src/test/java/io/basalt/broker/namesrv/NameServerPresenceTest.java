@@ -43,6 +43,8 @@ class NameServerPresenceTest {
     private static final String OTHER_MASTER = "127.0.0.1:10711";
 
     private final ConcurrentLinkedQueue<RemotingCommand> received = new ConcurrentLinkedQueue<>();
+    /** The broker end of the connection each REGISTER_BROKER came on. */
+    private final ConcurrentLinkedQueue<String> registeredFrom = new ConcurrentLinkedQueue<>();
     /** broker-a's brokerAddrs as the fake NameServer routes them. */
     private final AtomicReference<Map<Long, String>> routed = new AtomicReference<>(Map.of());
     private final List<NameServerPresence> presences = new ArrayList<>();
@@ -103,7 +105,10 @@ class NameServerPresenceTest {
     void startFakeNameServer() {
         nameServer = new NettyRemotingServer(new NettyServerConfig("127.0.0.1", 0, 1, 1 << 20, 0, 1_000, true));
         executor = RequestExecutor.create("FakeNameServerThread_", 1, 64, 0);
-        nameServer.registerProcessor(RequestCode.REGISTER_BROKER, (ctx, request) -> record(request), executor);
+        nameServer.registerProcessor(RequestCode.REGISTER_BROKER, (ctx, request) -> {
+            registeredFrom.add(String.valueOf(ctx.remoteAddress()));
+            return record(request);
+        }, executor);
         nameServer.registerProcessor(RequestCode.UNREGISTER_BROKER, (ctx, request) -> record(request), executor);
         nameServer.registerProcessor(RequestCode.GET_BROKER_CLUSTER_INFO, (ctx, request) -> clusterInfo(), executor);
         nameServer.start();
@@ -230,6 +235,31 @@ class NameServerPresenceTest {
 
         assertEquals(List.of("1"), brokerIds(RequestCode.UNREGISTER_BROKER));
         await().atMost(Duration.ofSeconds(10)).until(() -> brokerIds(RequestCode.REGISTER_BROKER).contains("0"));
+        assertTrue(presence.registered());
+    }
+
+    /**
+     * A 5.x NameServer applies UNREGISTER_BROKER later, in a batch, to every brokerId of the address, and takes a
+     * closed connection for a dead broker: either would remove the new brokerId 0 entry after it was made.
+     */
+    @Test
+    void aRoleTheControllerGaveRegistersAtOnceOverTheSameConnectionWithoutUnregistering() {
+        routed.set(Map.of(0L, OLD_MASTER, 2L, SELF));
+        FakeReplication replication = FakeReplication.slaveOf(OLD_MASTER);
+        NameServerPresence presence = presence(2, replication);
+        presence.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> brokerIds(RequestCode.REGISTER_BROKER).contains("2"));
+
+        replication.promote();
+        presence.registerAgain();
+        await().atMost(Duration.ofSeconds(10)).until(() -> brokerIds(RequestCode.REGISTER_BROKER).contains("0"));
+        replication.slave = true;
+        presence.registerAgain();
+        await().atMost(Duration.ofSeconds(10)).until(() -> brokerIds(RequestCode.REGISTER_BROKER).lastIndexOf("2")
+            > brokerIds(RequestCode.REGISTER_BROKER).indexOf("0"));
+
+        assertEquals(List.of(), brokerIds(RequestCode.UNREGISTER_BROKER));
+        assertEquals(1, Set.copyOf(registeredFrom).size(), "connections: " + registeredFrom);
         assertTrue(presence.registered());
     }
 

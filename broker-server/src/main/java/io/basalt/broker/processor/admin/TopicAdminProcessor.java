@@ -38,13 +38,24 @@ public final class TopicAdminProcessor extends ImmediateAdminProcessor {
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
     private final MessageStore store;
+    private final Runnable registerTopics;
 
     public TopicAdminProcessor(String brokerName, TopicConfigManager topics, ConsumerOffsetManager offsets,
         MessageStore store) {
+        this(brokerName, topics, offsets, store, () -> { });
+    }
+
+    /**
+     * @param registerTopics registers the changed topic table with the NameServers and returns once they answered;
+     *                       run after a topic is created or updated, before the answer
+     */
+    public TopicAdminProcessor(String brokerName, TopicConfigManager topics, ConsumerOffsetManager offsets,
+        MessageStore store, Runnable registerTopics) {
         this.brokerName = brokerName;
         this.topics = topics;
         this.offsets = offsets;
         this.store = store;
+        this.registerTopics = registerTopics;
     }
 
     @Override
@@ -106,6 +117,8 @@ public final class TopicAdminProcessor extends ImmediateAdminProcessor {
             fields.intValue("topicSysFlag", 0), fields.bool("order", false), attributes);
         topics.createOrUpdate(config);
         log.info("topic {} {} by {}", topic, existing == null ? "created" : "updated", context.remoteAddress());
+        // as RocketMQ's registerIncrementBrokerData: routable on the NameServers once the admin has its answer
+        registerTopics.run();
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }
 
