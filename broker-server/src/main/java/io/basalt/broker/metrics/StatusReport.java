@@ -81,8 +81,9 @@ final class StatusReport {
         ha.put("role", metrics.sources().haRole().get());
         ArrayNode slaves = ha.putArray("slaves");
         for (SlaveStatus s : metrics.haSlaves()) {
-            slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset()).put("lagBytes", s.lagBytes())
-                .put("lagMs", s.lagMs());
+            slaves.addObject().put("address", s.brokerAddr().isEmpty() ? s.address() : s.brokerAddr())
+                .put("brokerId", s.brokerId()).put("protocol", s.protocol()).put("ackOffset", s.ackOffset())
+                .put("lagBytes", s.lagBytes()).put("lagMs", s.lagMs());
         }
         ArrayNode delayLevels = root.putArray("delayLevels");
         for (ScheduleMessageService.LevelStatus l : metrics.delayLevels()) {
