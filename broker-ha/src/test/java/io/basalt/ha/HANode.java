@@ -65,6 +65,12 @@ final class HANode implements AutoCloseable {
         return this;
     }
 
+    HANode asSlave(HAConfig config, InetSocketAddress masterAddress, io.basalt.ha.slave.MasterLocator locator) {
+        slave = new HAClient(store, epochs, config, new Peer(1, "127.0.0.1:10921"), masterAddress, locator);
+        slave.start();
+        return this;
+    }
+
     InetSocketAddress haAddress() {
         return new InetSocketAddress("127.0.0.1", master.localPort());
     }

@@ -33,6 +33,8 @@ public final class RocketMqBrokerProcess implements AutoCloseable {
     private final Path confFile;
     private final Path out;
     private final int port;
+    private final int haListenPort;
+    private final Path storeDir;
     private Process process;
 
     private RocketMqBrokerProcess(Path dir, Path storeDir, String namesrvAddr, Map<String, String> extra) throws IOException {
@@ -67,6 +69,8 @@ public final class RocketMqBrokerProcess implements AutoCloseable {
         conf.put("deleteWhen", "04");
         conf.put("fileReservedTime", "48");
         conf.putAll(extra);
+        this.haListenPort = Integer.parseInt(conf.get("haListenPort"));
+        this.storeDir = storeDir;
         Files.writeString(confFile, conf.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
             .collect(Collectors.joining("\n", "", "\n")));
     }
@@ -78,6 +82,44 @@ public final class RocketMqBrokerProcess implements AutoCloseable {
     public static RocketMqBrokerProcess create(Path dir, Path storeDir, String namesrvAddr, Map<String, String> extra)
         throws IOException {
         return new RocketMqBrokerProcess(dir, storeDir, namesrvAddr, extra);
+    }
+
+    /**
+     * A RocketMQ SYNC_MASTER of broker-a keeping its store in {@code dir/store}: with {@code totalReplicas=2
+     * inSyncReplicas=2}, without which 5.2.0 acknowledges a SYNC_MASTER's send without waiting for any slave.
+     */
+    public static RocketMqBrokerProcess syncMaster(Path dir, String namesrvAddr, Map<String, String> extra)
+        throws IOException {
+        Map<String, String> conf = new LinkedHashMap<>();
+        conf.put("brokerRole", "SYNC_MASTER");
+        conf.put("totalReplicas", "2");
+        conf.put("inSyncReplicas", "2");
+        conf.putAll(extra);
+        return new RocketMqBrokerProcess(dir, dir.resolve("store"), namesrvAddr, conf);
+    }
+
+    /**
+     * A RocketMQ SLAVE of broker-a with {@code brokerId}, keeping its store in {@code dir/store}; without
+     * haMasterAddress in {@code extra} it replicates from the HA address its NameServer registration returns.
+     */
+    public static RocketMqBrokerProcess slave(Path dir, String namesrvAddr, long brokerId, Map<String, String> extra)
+        throws IOException {
+        Map<String, String> conf = new LinkedHashMap<>();
+        conf.put("brokerRole", "SLAVE");
+        conf.put("brokerId", Long.toString(brokerId));
+        conf.put("totalReplicas", "2");
+        conf.putAll(extra);
+        return new RocketMqBrokerProcess(dir, dir.resolve("store"), namesrvAddr, conf);
+    }
+
+    /** The port its HA service listens on (a master's slaves connect there). */
+    public int haListenPort() {
+        return haListenPort;
+    }
+
+    /** Where it keeps its store. */
+    public Path storeDir() {
+        return storeDir;
     }
 
     /** {@code 127.0.0.1:port}. */

@@ -63,6 +63,9 @@ public final class HAClient implements ReplicaClient {
 
     public enum State { READY, HANDSHAKE, TRANSFER, SHUTDOWN }
 
+    /** How often a slave waiting for its NameServers to name the master looks again (no network involved), ms. */
+    private static final long LOCATE_POLL_MS = 100;
+
     private final MessageStore store;
     private final EpochFile epochs;
     private final HAConfig config;
@@ -208,7 +211,7 @@ public final class HAClient implements ReplicaClient {
         Optional<InetSocketAddress> target = targetAddress();
         if (target.isEmpty()) {
             waiting("no haMasterAddress configured and the NameServers name no master (haServerAddr) yet");
-            scheduleReconnect();
+            scheduleLocate();
             return;
         }
         InetSocketAddress address = target.get();
@@ -216,7 +219,7 @@ public final class HAClient implements ReplicaClient {
         if (remoting.isEmpty()) {
             if (locator.locates()) {
                 waiting("the NameServers name no master (masterAddr) yet to ask which HA protocol it speaks");
-                scheduleReconnect();
+                scheduleLocate();
             } else {
                 // no NameServers, nobody to ask: Basalt's wire
                 connect(address, ReplicaProtocol.BASALT, "");
@@ -288,6 +291,13 @@ public final class HAClient implements ReplicaClient {
                 }
             });
         });
+    }
+
+    /** Looks for the master again soon: the NameServers' answer is local state, so waiting for it costs nothing. */
+    private void scheduleLocate() {
+        if (state != State.SHUTDOWN && !group.isShuttingDown()) {
+            group.schedule(this::locateAndConnect, Math.min(LOCATE_POLL_MS, config.reconnectIntervalMs()), TimeUnit.MILLISECONDS);
+        }
     }
 
     private void scheduleReconnect() {

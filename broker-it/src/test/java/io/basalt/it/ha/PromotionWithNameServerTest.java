@@ -90,6 +90,9 @@ class PromotionWithNameServerTest {
             .equals(Map.of(0L, master.address(), 1L, slave.address())));
         admin.createAndUpdateTopicConfig(master.address(), new TopicConfig(TOPIC, 4, 4, 6));
         admin.createAndUpdateTopicConfig(slave.address(), new TopicConfig(TOPIC, 4, 4, 6));
+        // the slave asks the master's protocol once the NameServer named the master: wait until it streams
+        await().atMost(ofSeconds(30)).ignoreExceptions().until(() -> "TRANSFER".equals(
+            admin.fetchBrokerRuntimeStats(slave.address()).getTable().get("haClientState")));
     }
 
     private static void promote(BrokerProcess slave) throws Exception {

@@ -243,15 +243,15 @@ public final class BrokerMetrics implements TrafficObserver {
     private void registerHa() {
         GaugeWithCallback.builder().name("basalt_ha_slave_ack_offset_bytes")
             .help("Highest CommitLog offset a slave acknowledged").labelNames("slave", "broker_id")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.ackOffset(), s.brokerAddr(), Long.toString(s.brokerId()))))
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.ackOffset(), slaveLabel(s), Long.toString(s.brokerId()))))
             .register(registry);
         GaugeWithCallback.builder().name("basalt_ha_slave_lag_bytes")
             .help("Master max offset minus the slave's acknowledged offset").labelNames("slave", "broker_id")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagBytes(), s.brokerAddr(), Long.toString(s.brokerId()))))
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagBytes(), slaveLabel(s), Long.toString(s.brokerId()))))
             .register(registry);
         GaugeWithCallback.builder().name("basalt_ha_slave_lag_seconds")
             .help("How long the slave has been behind (0 when caught up)").labelNames("slave", "broker_id")
-            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagMs() / 1000.0, s.brokerAddr(), Long.toString(s.brokerId()))))
+            .callback(cb -> sources.haSlaves().get().forEach(s -> cb.call(s.lagMs() / 1000.0, slaveLabel(s), Long.toString(s.brokerId()))))
             .register(registry);
     }
 
@@ -415,6 +415,11 @@ public final class BrokerMetrics implements TrafficObserver {
 
     List<QueueLag> consumerLag() {
         return ConsumerLag.compute(sources.topics(), sources.offsets(), sources.store());
+    }
+
+    /** A slave's address label: its remoting address, or for a classic RocketMQ slave (which does not tell it) its HA connection's. */
+    private static String slaveLabel(SlaveStatus s) {
+        return s.brokerAddr().isEmpty() ? s.address() : s.brokerAddr();
     }
 
     List<SlaveStatus> haSlaves() {

@@ -83,7 +83,8 @@ final class StatusReport {
         HaMetrics view = metrics.ha();
         if (view == null) {
             for (SlaveStatus s : metrics.haSlaves()) {
-                slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset())
+                slaves.addObject().put("address", s.brokerAddr().isEmpty() ? s.address() : s.brokerAddr())
+                    .put("brokerId", s.brokerId()).put("protocol", s.protocol()).put("ackOffset", s.ackOffset())
                     .put("lagBytes", s.lagBytes()).put("lagMs", s.lagMs());
             }
         } else {
@@ -95,7 +96,8 @@ final class StatusReport {
             ha.put("secondsWithoutMaster", view.secondsWithoutMaster());
             for (HaMetrics.SlaveView v : view.slaves()) {
                 SlaveStatus s = v.status();
-                slaves.addObject().put("address", s.brokerAddr()).put("brokerId", s.brokerId()).put("ackOffset", s.ackOffset())
+                slaves.addObject().put("address", s.brokerAddr().isEmpty() ? s.address() : s.brokerAddr())
+                    .put("brokerId", s.brokerId()).put("protocol", s.protocol()).put("ackOffset", s.ackOffset())
                     .put("lagBytes", s.lagBytes()).put("lagMs", s.lagMs()).put("inSync", v.inSync())
                     .put("bytesPerSecond", v.transferredBytesPerSecond());
             }
