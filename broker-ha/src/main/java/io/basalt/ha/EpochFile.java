@@ -80,6 +80,25 @@ public final class EpochFile {
         return epoch;
     }
 
+    /**
+     * Starts generation {@code epoch}, an epoch given from outside (the RocketMQ Controller's masterEpoch), at
+     * {@code startOffset}; nothing when it is the last one already.
+     *
+     * @throws IOException when {@code epoch} is older than the last one, or the file cannot be written
+     */
+    public void startEpoch(long epoch, long startOffset) throws IOException {
+        long last = lastEpoch();
+        if (epoch == last && !entries.isEmpty()) {
+            return;
+        }
+        if (epoch <= last) {
+            throw new IOException("epoch " + epoch + " is not newer than the last recorded one, " + last);
+        }
+        List<Entry> next = new ArrayList<>(entries);
+        next.add(new Entry(epoch, startOffset));
+        replaceWith(next);
+    }
+
     /** Adopts {@code next} (a slave taking its master's history). */
     public void replaceWith(List<Entry> next) throws IOException {
         checkOrder(next, "new epoch list");

@@ -35,9 +35,16 @@ public final class Replication {
     private final MessageStore store;
     private final EpochFile epochs;
     private final HAConfig config;
-    private final Peer self;
-    private final InetSocketAddress masterHaAddress;
+    /** This broker to its peers; in controller mode its id is the controller's, set by each role change. */
+    private volatile Peer self;
+    private volatile InetSocketAddress masterHaAddress;
     private volatile BrokerRole role;
+    /** Controller mode: the role comes from {@link #becomeMaster} and {@link #becomeSlave}, not from the configuration. */
+    private final boolean controllerMode;
+    /** Controller mode: false until the controller gave this broker a role (fenced: no endpoint, no writes). */
+    private volatile boolean roleAssigned;
+    /** Controller mode: why this master holds writes back for now (the controller is out of reach), null while it does not. */
+    private volatile String writeSuspension;
     private volatile Consumer<String> fenceListener = reason -> { };
     private volatile HAService master;
     private volatile HAClient slave;
@@ -57,6 +64,28 @@ public final class Replication {
         this.self = self;
         this.role = role;
         this.masterHaAddress = masterHaAddress;
+        this.controllerMode = false;
+        this.roleAssigned = true;
+    }
+
+    private Replication(MessageStore store, EpochFile epochs, HAConfig config, Peer self) {
+        this.store = store;
+        this.epochs = epochs;
+        this.config = config;
+        this.self = self;
+        this.role = BrokerRole.SLAVE;
+        this.controllerMode = true;
+        this.roleAssigned = false;
+    }
+
+    /**
+     * Replication in controller mode: the broker starts fenced (no HA endpoint, no writes) and takes the role the
+     * RocketMQ Controller gives it ({@link #becomeMaster}, {@link #becomeSlave}), with the controller's epochs.
+     *
+     * @param self this broker's remoting address; its id is the controller's, given with each role
+     */
+    public static Replication controlled(MessageStore store, EpochFile epochs, HAConfig config, Peer self) {
+        return new Replication(store, epochs, config, self);
     }
 
     /** Starts the role's endpoint; the store must be running. */
@@ -65,6 +94,10 @@ public final class Replication {
             return;
         }
         started = true;
+        if (controllerMode) {
+            LOG.info("Controller mode: no replication role until the controller gives one; writes are refused until then");
+            return;
+        }
         if (role == BrokerRole.SLAVE) {
             slave = new HAClient(store, epochs, config, self, masterHaAddress);
             slave.start();
@@ -90,7 +123,11 @@ public final class Replication {
     }
 
     private void startMaster() throws IOException {
-        HAService service = new HAService(store, epochs, config, self, role == BrokerRole.SYNC_MASTER);
+        startMaster(role == BrokerRole.SYNC_MASTER);
+    }
+
+    private void startMaster(boolean waitForSlave) throws IOException {
+        HAService service = new HAService(store, epochs, config, self, waitForSlave);
         service.onFenced(reason -> fenceListener.accept(reason));
         service.start();
         master = service;
@@ -105,6 +142,10 @@ public final class Replication {
      * @return the new epoch
      */
     public synchronized long promote(BrokerRole newRole, long expectedEpoch) throws IOException {
+        if (controllerMode) {
+            throw new IllegalStateException("in controller mode the controller elects the master; ask it"
+                + " (mqadmin electMaster) instead of promoting this broker");
+        }
         if (role != BrokerRole.SLAVE) {
             throw new IllegalStateException("only a slave can be promoted; this broker is " + role);
         }
@@ -136,6 +177,154 @@ public final class Replication {
         return epoch;
     }
 
+    // ---- controller mode: roles the controller gives ----
+
+    /**
+     * Controller mode: serves as the broker set's master of {@code epoch} (the controller's masterEpoch) with the
+     * controller id {@code brokerId}. From a slave (or an unassigned start): stops replicating, dispatches what it
+     * has, records the epoch at its CommitLog end and listens for slaves. Already master of an older epoch: records the
+     * new epoch and restarts the endpoint, so that every slave handshakes again and learns the epoch. Already master of
+     * this epoch: nothing. Lifts a {@linkplain #suspendWrites suspension}.
+     *
+     * <p>A put waits for no replica here (RocketMQ's controller-mode default, inSyncReplicas=1).
+     *
+     * @return true when the role or the epoch changed
+     * @throws IllegalStateException when this store already recorded a newer epoch than the controller's
+     */
+    public synchronized boolean becomeMaster(long epoch, long brokerId) throws IOException {
+        requireControllerMode();
+        long local = epochs.lastEpoch();
+        if (epoch < local) {
+            throw new IllegalStateException("the controller makes this broker master of epoch " + epoch + ", but its store"
+                + " already recorded epoch " + local + " (" + epochs.entries() + "); the controller's data is older than"
+                + " this store's");
+        }
+        writeSuspension = null;
+        HAService running = master;
+        if (roleAssigned && role.isMaster() && running != null && epoch == local && !running.isFenced()) {
+            return false;
+        }
+        stopEndpoints();
+        if (epoch > local) {
+            store.replicatedLog().alignQueueOffsetsWithLog();
+            epochs.startEpoch(epoch, store.getMaxPhyOffset());
+        }
+        self = new Peer(brokerId, self.brokerAddr());
+        masterHaAddress = null;
+        role = BrokerRole.SYNC_MASTER;
+        roleAssigned = true;
+        startMaster(false);
+        LOG.warn("Controller mode: master of epoch {} (controller id {}) at CommitLog offset {}", epoch, brokerId,
+            store.getMaxPhyOffset());
+        return true;
+    }
+
+    /**
+     * Controller mode: follows the master the controller names for {@code epoch}. From a master: closes its HA
+     * connections (waiting puts are answered) and stops accepting writes; then replicates from
+     * {@code masterHaAddress}, cutting a divergent tail at the handshake. The HA address may be unknown yet (it comes
+     * from the NameServers' registration result): then no replication runs until this is called again with it. The
+     * same master again: nothing.
+     *
+     * @param masterHaAddress the master's HA address, null while unknown
+     * @return true when the role or the followed master changed
+     */
+    public synchronized boolean becomeSlave(long epoch, long brokerId, InetSocketAddress masterHaAddress) {
+        requireControllerMode();
+        writeSuspension = null;
+        boolean same = roleAssigned && role == BrokerRole.SLAVE && self.brokerId() == brokerId
+            && java.util.Objects.equals(this.masterHaAddress, masterHaAddress);
+        if (same && (masterHaAddress == null || slave != null)) {
+            return false;
+        }
+        stopEndpoints();
+        self = new Peer(brokerId, self.brokerAddr());
+        role = BrokerRole.SLAVE;
+        roleAssigned = true;
+        this.masterHaAddress = masterHaAddress;
+        if (masterHaAddress != null) {
+            HAClient client = new HAClient(store, epochs, config, self, masterHaAddress);
+            client.start();
+            slave = client;
+        }
+        LOG.warn("Controller mode: slave (controller id {}) of the master of epoch {} at HA address {}", brokerId, epoch,
+            masterHaAddress == null ? "(not known yet)" : masterHaAddress);
+        return true;
+    }
+
+    /**
+     * Controller mode: this master holds writes back (it cannot reach the controller, which may have elected another
+     * master meanwhile) until {@link #resumeWrites} or a role change. Idempotent; any thread.
+     */
+    public void suspendWrites(String reason) {
+        if (writeSuspension == null) {
+            LOG.error("Controller mode: this master stops accepting writes: {}", reason);
+        }
+        writeSuspension = reason;
+    }
+
+    /** Controller mode: the controller confirmed this master; it accepts writes again. Any thread. */
+    public void resumeWrites() {
+        if (writeSuspension != null) {
+            LOG.warn("Controller mode: the controller confirmed this master; it accepts writes again");
+        }
+        writeSuspension = null;
+    }
+
+    /** Why writes are held back, or null. */
+    public String writeSuspension() {
+        return writeSuspension;
+    }
+
+    /** The end of this broker's CommitLog (heartbeats to the controller, the SyncStateSet rule). */
+    public long commitLogMaxOffset() {
+        return store.getMaxPhyOffset();
+    }
+
+    /** The store's epoch history. */
+    public EpochFile epochFile() {
+        return epochs;
+    }
+
+    /** Whether the controller decides this broker's role. */
+    public boolean controllerMode() {
+        return controllerMode;
+    }
+
+    /** False while a controller-mode broker waits for its first role; always true otherwise. */
+    public boolean roleAssigned() {
+        return roleAssigned;
+    }
+
+    /** This broker's identity towards its peers (its controller id in controller mode). */
+    public Peer self() {
+        return self;
+    }
+
+    /** The master HA address a slave follows (or was configured with); null on a master or while unknown. */
+    public InetSocketAddress masterHaAddress() {
+        return masterHaAddress;
+    }
+
+    private void requireControllerMode() {
+        if (!controllerMode) {
+            throw new IllegalStateException("roles are given by the controller only in controller mode");
+        }
+    }
+
+    private void stopEndpoints() {
+        HAClient c = slave;
+        if (c != null) {
+            c.shutdown();
+            slave = null;
+        }
+        HAService m = master;
+        if (m != null) {
+            m.shutdown();
+            master = null;
+        }
+    }
+
     /** Stops the endpoint (answering waiting puts). Idempotent. */
     public synchronized void shutdown() {
         HAClient c = slave;
@@ -155,7 +344,7 @@ public final class Replication {
     /** True for a running, unfenced master: the broker may accept producers' writes. */
     public boolean acceptsWrites() {
         HAService m = master;
-        return role != BrokerRole.SLAVE && m != null && !m.isFenced();
+        return role != BrokerRole.SLAVE && m != null && !m.isFenced() && roleAssigned && writeSuspension == null;
     }
 
     public long epoch() {
@@ -171,7 +360,7 @@ public final class Replication {
     /** Unexpected errors of replication's service threads by thread name (a metric): a SYNC_MASTER's replica wait. */
     public Map<String, Long> serviceErrorCounts() {
         HAService m = master;
-        return m == null || role != BrokerRole.SYNC_MASTER ? Map.of()
+        return m == null || role != BrokerRole.SYNC_MASTER || controllerMode ? Map.of()
             : Map.of("GroupTransferService", m.replicaWaitErrorCount());
     }
 
@@ -189,7 +378,9 @@ public final class Replication {
     public Map<Long, String> brokerAddrs() {
         Map<Long, String> addrs = new TreeMap<>();
         // a promoted slave is the group's master now: clients send to brokerId 0
-        addrs.put(role == BrokerRole.SLAVE ? self.brokerId() : MASTER_ID, self.brokerAddr());
+        if (roleAssigned) {
+            addrs.put(role == BrokerRole.SLAVE ? self.brokerId() : MASTER_ID, self.brokerAddr());
+        }
         for (SlaveStatus s : slaves()) {
             if (s.brokerId() > 0 && !s.brokerAddr().isEmpty()) {
                 addrs.put(s.brokerId(), s.brokerAddr());
@@ -228,6 +419,10 @@ public final class Replication {
         Map<String, String> info = new LinkedHashMap<>();
         info.put("haRole", role.name());
         info.put("haEpoch", Long.toString(epochs.lastEpoch()));
+        if (controllerMode) {
+            info.put("haRoleAssigned", Boolean.toString(roleAssigned));
+            info.put("haWritesSuspended", Boolean.toString(writeSuspension != null));
+        }
         HAService m = master;
         if (m != null) {
             List<SlaveStatus> slaves = m.slaves();

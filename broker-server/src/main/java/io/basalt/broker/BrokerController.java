@@ -22,6 +22,13 @@ import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
 import io.basalt.broker.config.BrokerConfiguration;
 import io.basalt.broker.config.ConfigException;
+import io.basalt.broker.controller.BrokerIdentityFile;
+import io.basalt.broker.controller.ControllerApi;
+import io.basalt.broker.controller.ControllerRegistration;
+import io.basalt.broker.controller.ControllerRoleManager;
+import io.basalt.broker.controller.RemotingControllerClient;
+import io.basalt.broker.controller.RoleChangeNotifyProcessor;
+import io.basalt.broker.controller.SyncStateSetRule;
 import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.metrics.BrokerMetrics;
@@ -137,8 +144,14 @@ public final class BrokerController {
      * for the topic table there (GET_ALL_TOPIC_CONFIG), and clients with {@code sendMessageWithVIPChannel} send there.
      */
     private final NettyRemotingServer fastRemotingServer;
-    /** A slave's copy of its master's metadata; null on a broker configured as master. */
-    private final SlaveSynchronize slaveSync;
+    /**
+     * A slave's copy of its master's metadata; null on a broker configured as master. In controller mode a new one
+     * for each time the broker becomes a slave, stopped when it becomes master.
+     */
+    private volatile SlaveSynchronize slaveSync;
+    /** Controller mode: the role the RocketMQ Controller gives this broker; null otherwise. */
+    private final ControllerRoleManager roleManager;
+    private final ControllerApi controllerClient;
     private final List<RequestExecutor> executors = new ArrayList<>();
     private final ScheduledExecutorService scheduler;
     private final Replication replication;
@@ -224,12 +237,16 @@ public final class BrokerController {
         replication.onFenced(reason -> {
             // a newer master delivers the timers now; this one would deliver them a second time
             store.timerMessages().setDequeueEnabled(false);
-            // and asks the producers about the half messages; off this (replication) thread, a scan may be running
-            stopTransactionCheckAfterFencing();
+            // and asks the producers about the half messages; off this (replication) thread, a scan may be running.
+            // In controller mode the broker may be master again later: the check only pauses while it is not writable
+            if (!replication.controllerMode()) {
+                stopTransactionCheckAfterFencing();
+            }
             nameServerPresence.leaveWhenFenced(reason);
         });
         this.transactionMetrics = new TransactionMetrics(configDir(configuration), System::currentTimeMillis);
-        this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE ? newSlaveSynchronize() : null;
+        this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE && !broker.enableControllerMode()
+            ? newSlaveSynchronize() : null;
         this.opMarkers = new OpMarkerWriter(store, new InetSocketAddress(broker.brokerIP1(), broker.listenPort()),
             broker.transactionOpMsgMaxSize(), broker.transactionOpBatchInterval(), System::currentTimeMillis);
         this.transactionDecisions = new HalfMessageDecisions(store, opMarkers, () -> offsets.queryOffset(
@@ -240,7 +257,114 @@ public final class BrokerController {
             new InetSocketAddress(broker.brokerIP1(), broker.listenPort()), new CheckSettings(broker.transactionTimeOut(),
                 broker.transactionCheckInterval(), broker.transactionCheckMax(), configuration.store().fileReservedTime()),
             replication::acceptsWrites);
+        if (broker.enableControllerMode()) {
+            this.controllerClient = newControllerClient(broker);
+            this.roleManager = newRoleManager(broker, controllerClient);
+        } else {
+            this.controllerClient = null;
+            this.roleManager = null;
+        }
         registerProcessors(broker);
+    }
+
+    private static ControllerApi newControllerClient(BrokerConfig broker) {
+        String addresses = String.join(";", broker.controllerAddr().stream().map(a -> a.host() + ":" + a.port()).toList());
+        return new RemotingControllerClient(addresses, NettyClientConfig.defaults(),
+            RemotingControllerClient.DEFAULT_REQUEST_TIMEOUT_MS, broker.sendHeartbeatTimeoutMillis(),
+            RemotingControllerClient.DEFAULT_PROBE_INTERVAL_MS);
+    }
+
+    private ControllerRoleManager newRoleManager(BrokerConfig broker, ControllerApi controller) {
+        String self = broker.brokerIP1() + ":" + broker.listenPort();
+        ControllerRegistration registration = new ControllerRegistration(controller,
+            new BrokerIdentityFile(broker.storePathBrokerIdentity()), broker.brokerClusterName(), broker.brokerName(), self,
+            System::currentTimeMillis);
+        ControllerRoleManager.Settings settings = new ControllerRoleManager.Settings(broker.brokerClusterName(),
+            broker.brokerName(), self, broker.brokerHeartbeatInterval(), broker.controllerHeartBeatTimeoutMills(),
+            broker.brokerElectionPriority(), broker.syncBrokerMetadataPeriod(), broker.checkSyncStateSetPeriod(),
+            broker.syncControllerMetadataPeriod(), SyncStateSetRule.DEFAULT_MAX_TIME_NOT_CATCHUP_MS);
+        return new ControllerRoleManager(controller, registration::register, settings, replication,
+            replication.epochFile(), new ControllerRoles(), System::currentTimeMillis);
+    }
+
+    /**
+     * What a role change means for this broker's services, as RocketMQ's {@code changeToMaster}/{@code changeToSlave}:
+     * a master delivers delay levels and timers, checks half messages and registers as brokerId 0; a slave copies its
+     * master's metadata (every 3 s, in full once 10 s passed) and registers with its controller id. The topic table's
+     * version carries the epoch, so that the NameServers prefer the newer master.
+     */
+    private final class ControllerRoles implements ControllerRoleManager.RoleListener {
+        @Override
+        public void beforeMaster(Optional<String> previousMaster) {
+            SlaveSynchronize sync = slaveSync;
+            if (sync != null) {
+                sync.shutdown();
+            }
+            // what the old master changed since the last sync: topics, offsets, groups, delay offsets, timer checkpoint
+            previousMaster.ifPresent(master -> (sync != null ? sync : newSlaveSynchronize()).syncOnce(master));
+            slaveSync = null;
+        }
+
+        @Override
+        public void becameMaster(long epoch) {
+            SlaveSynchronize sync = slaveSync;
+            if (sync != null) {
+                sync.shutdown();
+                slaveSync = null;
+            }
+            store.timerMessages().setDequeueEnabled(true);
+            transactionDecisions.beginDeciding();
+            try {
+                schedule.start();
+            } catch (IOException e) {
+                log.error("starting delay-level delivery as master of epoch {} failed: {}", epoch, e.toString());
+            }
+            transactionCheck.start();
+            startStateVersion(epoch);
+            nameServerPresence.registerAgain();
+        }
+
+        @Override
+        public void becameSlave(long epoch, String masterAddress) {
+            store.timerMessages().setDequeueEnabled(false);
+            schedule.shutdown();
+            startStateVersion(epoch);
+            SlaveSynchronize previous = slaveSync;
+            if (previous != null) {
+                previous.shutdown();
+            }
+            SlaveSynchronize sync = newSlaveSynchronize();
+            slaveSync = sync;
+            sync.start();
+            nameServerPresence.registerAgain();
+        }
+
+        @Override
+        public Optional<InetSocketAddress> masterHaAddress(String masterAddress) {
+            Optional<String> ha = nameServerPresence.masterAddr().filter(masterAddress::equals)
+                .flatMap(same -> nameServerPresence.masterHaServerAddr());
+            if (ha.isEmpty()) {
+                // the master may have registered after this slave: ask again
+                nameServerPresence.registerNow();
+                return Optional.empty();
+            }
+            int colon = ha.get().lastIndexOf(':');
+            try {
+                return Optional.of(new InetSocketAddress(ha.get().substring(0, colon),
+                    Integer.parseInt(ha.get().substring(colon + 1))));
+            } catch (RuntimeException e) {
+                log.error("the NameServers name the master's HA address '{}', which is not host:port", ha.get());
+                return Optional.empty();
+            }
+        }
+
+        private void startStateVersion(long epoch) {
+            try {
+                topics.startStateVersion(epoch);
+            } catch (IOException e) {
+                log.error("persisting the topic table's version of epoch {} failed: {}", epoch, e.toString());
+            }
+        }
     }
 
     /** Stops the back-check on the scheduler's thread: the fencing thread must not wait for a scan to end. */
@@ -297,7 +421,9 @@ public final class BrokerController {
     private SlaveSynchronize newSlaveSynchronize() {
         BrokerConfig broker = configuration.broker();
         String self = broker.brokerIP1() + ":" + broker.listenPort();
-        Supplier<Optional<String>> masterAddress = () -> nameServerPresence.masterAddr()
+        Supplier<Optional<String>> masterAddress = broker.enableControllerMode()
+            ? () -> Optional.of(roleManager.masterAddress()).filter(address -> !address.isEmpty() && !address.equals(self))
+            : () -> nameServerPresence.masterAddr()
             .or(() -> Optional.ofNullable(replication.client()).map(HAClient::lastMasterBrokerAddr))
             .filter(address -> !address.isEmpty() && !address.equals(self));
         return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), store.timerMessages(),
@@ -407,6 +533,10 @@ public final class BrokerController {
     /** The broker's replication endpoint for its {@code brokerRole} (HA port, slave's master address, timeouts). */
     static Replication replication(BrokerConfiguration configuration, MessageStore store) throws IOException {
         BrokerConfig broker = configuration.broker();
+        if (broker.enableControllerMode()) {
+            return Replication.controlled(store, EpochFile.open(configuration.store().rootDir()), configuration.ha(),
+                new Peer(-1, broker.brokerIP1() + ":" + broker.listenPort()));
+        }
         InetSocketAddress masterAddress = broker.haMasterAddress()
             .map(hp -> new InetSocketAddress(hp.host(), hp.port())).orElse(null);
         Peer self = new Peer(broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
@@ -498,6 +628,11 @@ public final class BrokerController {
                 new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)),
                 () -> withEndTransactionQueue(schedule.runtimeInfo(), broker), store.timerMessages()),
             RequestCode.GET_BROKER_RUNTIME_INFO);
+        if (roleManager != null) {
+            RequestExecutor controllerPushes = executor("BrokerControllerNotifyThread_", 1, 1_000, 0);
+            register(controllerPushes, new RoleChangeNotifyProcessor(roleManager::onRoleChangeNotified),
+                RoleChangeNotifyProcessor.NOTIFY_BROKER_ROLE_CHANGED);
+        }
         register(admin, new TransactionMetricsProcessor(transactionMetrics), TransactionMetricsProcessor.GET_TRANSACTION_METRICS);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);
@@ -593,8 +728,11 @@ public final class BrokerController {
             store.shutdown();
             throw e;
         }
-        // before anything is served: a master deposed while it was down must not take a write
-        nameServerPresence.fenceIfRoutedToAnotherMaster();
+        // before anything is served: a master deposed while it was down must not take a write (in controller mode
+        // the controller says who the master is)
+        if (roleManager == null) {
+            nameServerPresence.fenceIfRoutedToAnotherMaster();
+        }
         // RocketMQ's changeSpecialServiceStatus: only a serving master puts due timer messages back; a slave enqueues
         store.timerMessages().setDequeueEnabled(replication.acceptsWrites());
         pullHold.start();
@@ -622,6 +760,10 @@ public final class BrokerController {
         nameServerPresence.start();
         if (slaveSync != null) {
             slaveSync.start();
+        }
+        if (roleManager != null) {
+            // a fenced start: writes are refused and the NameServers not told until the controller gives a role
+            roleManager.start();
         }
         // the master asks producers about undecided half messages; a slave only copies the scan's offsets
         if (replication.role() != BrokerRole.SLAVE && replication.acceptsWrites()) {
@@ -670,12 +812,18 @@ public final class BrokerController {
         shutdown = true;
         log.info("broker shutting down");
         step("stopping the metrics endpoint", metricsService::shutdown);
+        if (roleManager != null) {
+            // no role change while the broker shuts down
+            step("stopping the controller role manager", roleManager::shutdown);
+            step("closing the controller client", controllerClient::close);
+        }
         // first, so that the NameServers stop routing clients here
         step("unregistering from the NameServers", nameServerPresence::shutdown);
         step("stopping timer delivery", () -> store.timerMessages().setDequeueEnabled(false));
         step("stopping the transaction back-check", transactionCheck::shutdown);
-        if (slaveSync != null) {
-            step("stopping the slave's metadata sync", slaveSync::shutdown);
+        SlaveSynchronize sync = slaveSync;
+        if (sync != null) {
+            step("stopping the slave's metadata sync", sync::shutdown);
         }
         step("answering held pulls", pullHold::shutdown);
         step("stopping the fast remoting server", fastRemotingServer::shutdown);
@@ -792,6 +940,11 @@ public final class BrokerController {
 
     public SubscriptionGroupManager subscriptionGroups() {
         return subscriptionGroups;
+    }
+
+    /** Controller mode: the role manager (role, epoch, elections, time without master); empty otherwise. */
+    public Optional<ControllerRoleManager> controllerRoleManager() {
+        return Optional.ofNullable(roleManager);
     }
 
     /** A slave's metadata sync (stopped once promoted); empty on a broker configured as master. */

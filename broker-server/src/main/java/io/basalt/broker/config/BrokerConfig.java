@@ -29,7 +29,7 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.BROKER_NAME);
     }
 
-    /** 0 for a master (whatever the file said), positive for a slave. */
+    /** 0 for a master (whatever the file said), positive for a slave; in controller mode the configured value (-1: unassigned). */
     public long brokerId() {
         return values.get(ConfigKeys.BROKER_ID);
     }
@@ -259,5 +259,57 @@ public final class BrokerConfig {
     /** Longest an END_TRANSACTION waits in its queue, ms. */
     public long waitTimeMillsInTransactionQueue() {
         return values.get(ConfigKeys.WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE);
+    }
+
+    // ---- controller mode ----
+
+    /** Whether the RocketMQ Controller decides this broker's role and id. */
+    public boolean enableControllerMode() {
+        return values.get(ConfigKeys.ENABLE_CONTROLLER_MODE);
+    }
+
+    /** Every controller node (non-empty in controller mode). */
+    public List<HostPort> controllerAddr() {
+        return values.get(ConfigKeys.CONTROLLER_ADDR);
+    }
+
+    /** Period of GET_REPLICA_INFO, ms. */
+    public int syncBrokerMetadataPeriod() {
+        return values.get(ConfigKeys.SYNC_BROKER_METADATA_PERIOD);
+    }
+
+    /** Period of a master's SyncStateSet check, ms. */
+    public int checkSyncStateSetPeriod() {
+        return values.get(ConfigKeys.CHECK_SYNC_STATE_SET_PERIOD);
+    }
+
+    /** Period of the controller leader lookup, ms. */
+    public int syncControllerMetadataPeriod() {
+        return values.get(ConfigKeys.SYNC_CONTROLLER_METADATA_PERIOD);
+    }
+
+    /** Heartbeat validity the controller is told, and how long a master goes without reaching it before it fences, ms. */
+    public long controllerHeartBeatTimeoutMills() {
+        return values.get(ConfigKeys.CONTROLLER_HEART_BEAT_TIMEOUT_MILLS);
+    }
+
+    /** Heartbeat period, ms. */
+    public long brokerHeartbeatInterval() {
+        return values.get(ConfigKeys.BROKER_HEARTBEAT_INTERVAL);
+    }
+
+    /** Timeout of sending one heartbeat, ms. */
+    public long sendHeartbeatTimeoutMillis() {
+        return values.get(ConfigKeys.SEND_HEARTBEAT_TIMEOUT_MILLIS);
+    }
+
+    /** Election priority (lower wins a tie). */
+    public int brokerElectionPriority() {
+        return values.get(ConfigKeys.BROKER_ELECTION_PRIORITY);
+    }
+
+    /** The file holding the controller-assigned broker id (absolute). */
+    public Path storePathBrokerIdentity() {
+        return values.get(ConfigKeys.STORE_PATH_BROKER_IDENTITY);
     }
 }

@@ -42,7 +42,7 @@ final class ConfigKeys {
         "Cluster the broker belongs to");
     static final ConfigKey<String> BROKER_NAME = computed("brokerName", SECTION, token("a name without spaces"), "the host name",
         r -> r.environment().hostName().get(), "Broker group name; a master and its slaves share it");
-    static final ConfigKey<Long> BROKER_ID = key("brokerId", SECTION, longInteger(0, Long.MAX_VALUE), "0",
+    static final ConfigKey<Long> BROKER_ID = key("brokerId", SECTION, longInteger(-1, Long.MAX_VALUE), "0",
         "0 is the master; a slave has a positive id");
     static final ConfigKey<BrokerRole> BROKER_ROLE = key("brokerRole", SECTION, oneOf(BrokerRole.class), "ASYNC_MASTER",
         "ASYNC_MASTER, SYNC_MASTER (a send is acknowledged once a slave has it) or SLAVE");
@@ -176,6 +176,38 @@ final class ConfigKeys {
     static final ConfigKey<Boolean> SLAVE_READ_ENABLE = key("slaveReadEnable", SECTION, bool(), "false",
         "Consumers may read from slaves: a master points a read far behind the log end to the group's"
             + " whichBrokerWhenConsumeSlowly slave, and a slave serves pulls (without it a slave answers SYSTEM_BUSY)");
+    // Controller mode (RocketMQ's BrokerConfig names and defaults)
+    static final ConfigKey<Boolean> ENABLE_CONTROLLER_MODE = key("enableControllerMode", SECTION, bool(),
+        "false", "The RocketMQ Controller elects this broker set's master and assigns broker ids; brokerRole and brokerId"
+            + " are then not the identity (RocketMQ's samples say brokerId=-1, brokerRole=SLAVE): a master serves as SYNC_MASTER"
+            + " with brokerId 0, a slave with its controller id."
+            + " The broker accepts no writes and does not register with the NameServers until the controller gave it a role");
+    static final ConfigKey<List<HostPort>> CONTROLLER_ADDR = key("controllerAddr", SECTION, hostPortList(), "",
+        "Every Controller node, host:port separated by ';' (the Controller's DLedger peer or JRaft RPC port); required in"
+            + " controller mode");
+    static final ConfigKey<Integer> SYNC_BROKER_METADATA_PERIOD = key("syncBrokerMetadataPeriod", SECTION,
+        integer(10, MAX_MS), "5000", "Period of asking the controller for the broker set's master (GET_REPLICA_INFO), ms");
+    static final ConfigKey<Integer> CHECK_SYNC_STATE_SET_PERIOD = key("checkSyncStateSetPeriod", SECTION,
+        integer(10, MAX_MS), "5000", "A master checks its SyncStateSet (and asks the controller to alter it) this often"
+            + " and whenever a slave connects or disconnects, ms");
+    static final ConfigKey<Integer> SYNC_CONTROLLER_METADATA_PERIOD = key("syncControllerMetadataPeriod",
+        SECTION, integer(10, MAX_MS), "10000", "Period of looking up the controller's leader, ms");
+    static final ConfigKey<Long> CONTROLLER_HEART_BEAT_TIMEOUT_MILLS = key("controllerHeartBeatTimeoutMills",
+        SECTION, longInteger(10, MAX_MS), "10000", "The controller counts this broker alive for this long after"
+            + " a heartbeat, ms; a master that reached no controller for this long stops accepting writes (Basalt) until"
+            + " the controller confirms it is still master");
+    static final ConfigKey<Long> BROKER_HEARTBEAT_INTERVAL = key("brokerHeartbeatInterval", SECTION,
+        longInteger(10, MAX_MS), "1000", "Period of the heartbeat to every controller node, ms");
+    static final ConfigKey<Long> SEND_HEARTBEAT_TIMEOUT_MILLIS = key("sendHeartbeatTimeoutMillis", SECTION,
+        longInteger(10, MAX_MS), "1000", "Longest the sending of one heartbeat may take, ms");
+    static final ConfigKey<Integer> BROKER_ELECTION_PRIORITY = key("brokerElectionPriority", SECTION,
+        integer(Integer.MIN_VALUE, MAX), String.valueOf(MAX), "Among replicas with the same epoch and CommitLog end the"
+            + " controller elects the one with the lowest value");
+    static final ConfigKey<Path> STORE_PATH_BROKER_IDENTITY = computed("storePathBrokerIdentity", SECTION,
+        path(), "<storePathRootDir>/brokerIdentity", r -> r.get(StoreKeys.STORE_PATH_ROOT_DIR).resolve("brokerIdentity")
+            .toString(), "File holding the broker id the controller assigned (cluster#brokerName#id; a temporary file"
+            + " beside it ends in -temp)");
+
     static final ConfigKey<Boolean> OFFSET_CHECK_IN_SLAVE = key("offsetCheckInSlave", SECTION, bool(), "false",
         "A slave corrects a consumer's illegal offset itself; without it the consumer is sent back to the master");
 
@@ -193,7 +225,9 @@ final class ConfigKeys {
         TRANSACTION_TIME_OUT, TRANSACTION_CHECK_INTERVAL, TRANSACTION_CHECK_MAX, TRANSACTION_OP_MSG_MAX_SIZE,
         TRANSACTION_OP_BATCH_INTERVAL, TRANSACTION_METRIC_FLUSH_INTERVAL, END_TRANSACTION_THREAD_POOL_NUMS,
         END_TRANSACTION_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE, LOGS_DIR, PID_FILE, HA_MASTER_ADDRESS,
-        SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE));
+        SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE, ENABLE_CONTROLLER_MODE, CONTROLLER_ADDR, SYNC_BROKER_METADATA_PERIOD,
+        CHECK_SYNC_STATE_SET_PERIOD, SYNC_CONTROLLER_METADATA_PERIOD, CONTROLLER_HEART_BEAT_TIMEOUT_MILLS,
+        BROKER_HEARTBEAT_INTERVAL, SEND_HEARTBEAT_TIMEOUT_MILLIS, BROKER_ELECTION_PRIORITY, STORE_PATH_BROKER_IDENTITY));
 
     /**
      * RocketMQ's BrokerStartup puts the HA port next to the remoting port; only the broker knows

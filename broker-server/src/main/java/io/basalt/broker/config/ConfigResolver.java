@@ -43,6 +43,8 @@ final class ConfigResolver {
     private final List<String> warnings = new ArrayList<>();
     private final Set<String> ignoredKeys = new LinkedHashSet<>();
     private ConfigValues.Builder values;
+    /** The RocketMQ-only settings that apply, by key. */
+    private final Map<String, Setting> rocketMqOnly = new LinkedHashMap<>();
 
     ConfigResolver(ConfigEnvironment environment) {
         this.environment = environment;
@@ -54,6 +56,7 @@ final class ConfigResolver {
         ConfigReader reader = new ConfigReader(ConfigKeys.TABLE, environment);
         values = reader.read(chosen);
         problems.addAll(reader.problems());
+        checkDLedgerWithController(rocketMqOnly);
         checkRole();
         checkPorts();
         checkStore();
@@ -66,7 +69,6 @@ final class ConfigResolver {
 
     private Map<String, Setting> classify(List<Setting> settings) {
         Map<String, Setting> chosen = new LinkedHashMap<>();
-        Map<String, Setting> rocketMqOnly = new LinkedHashMap<>();
         for (Setting setting : settings) {
             if (ConfigKeys.TABLE.contains(setting.key())) {
                 chosen.put(setting.key(), setting);
@@ -110,8 +112,17 @@ final class ConfigResolver {
         if (!values.has(ConfigKeys.BROKER_ROLE) || !values.has(ConfigKeys.BROKER_ID)) {
             return;
         }
+        if (values.has(ConfigKeys.ENABLE_CONTROLLER_MODE) && values.get(ConfigKeys.ENABLE_CONTROLLER_MODE)) {
+            checkControllerMode();
+            return;
+        }
         BrokerRole role = values.get(ConfigKeys.BROKER_ROLE);
         long brokerId = values.get(ConfigKeys.BROKER_ID);
+        if (brokerId < 0) {
+            problems.add("brokerId=" + brokerId + " means 'assigned by the controller' and needs enableControllerMode=true;"
+                + " without a controller a master has brokerId 0 and a slave a positive id");
+            return;
+        }
         if (role == BrokerRole.SLAVE && brokerId == 0) {
             problems.add("brokerRole=SLAVE needs brokerId > 0 (brokerId=0 is the master's)");
         }
@@ -125,6 +136,32 @@ final class ConfigResolver {
         if (role == BrokerRole.SLAVE && values.has(ConfigKeys.HA_MASTER_ADDRESS)
             && values.get(ConfigKeys.HA_MASTER_ADDRESS).isEmpty()) {
             problems.add("brokerRole=SLAVE needs haMasterAddress (the master's host:haListenPort)");
+        }
+    }
+
+    /**
+     * RocketMQ's controller mode: the controller assigns the id and the role, so brokerId (the samples say -1) and
+     * brokerRole (SLAVE: "start as a replica") are not checked, and a slave finds its master through the controller
+     * and the NameServers, not through haMasterAddress. DLedger's CommitLog elects on its own: the two exclude each
+     * other (RocketMQ's BrokerStartup exits); enableDLegerCommitLog=true is refused by its own rule too.
+     */
+    private void checkControllerMode() {
+        if (values.has(ConfigKeys.CONTROLLER_ADDR) && values.get(ConfigKeys.CONTROLLER_ADDR).isEmpty()) {
+            problems.add("enableControllerMode=true needs controllerAddr (every controller node, host:port separated by ';')");
+        }
+        if (values.has(ConfigKeys.HA_MASTER_ADDRESS) && values.get(ConfigKeys.HA_MASTER_ADDRESS).isPresent()) {
+            warnings.add("haMasterAddress is ignored with enableControllerMode=true: a slave replicates from the master"
+                + " the controller names, at the HA address that master registered with the NameServers");
+        }
+    }
+
+    /** RocketMQ's BrokerStartup refuses DLedger's CommitLog in controller mode; so does Basalt, by name. */
+    private void checkDLedgerWithController(Map<String, Setting> rocketMqOnly) {
+        Setting dledger = rocketMqOnly.get("enableDLegerCommitLog");
+        if (dledger != null && dledger.value().strip().equalsIgnoreCase("true") && values.has(ConfigKeys.ENABLE_CONTROLLER_MODE)
+            && values.get(ConfigKeys.ENABLE_CONTROLLER_MODE)) {
+            problems.add("enableControllerMode=true and enableDLegerCommitLog=true exclude each other: the controller"
+                + " elects the master of a broker set whose CommitLog is replicated master to slave");
         }
     }
 

@@ -117,6 +117,40 @@ public final class NameServerPresence {
     }
 
     /**
+     * Controller mode, after a role change the controller decided: leaves the NameServers under the old identity and
+     * registers at once with the new one (a master as brokerId 0, a slave with its controller id). A fence of the
+     * previous role no longer holds: the controller's role is the new truth.
+     */
+    public synchronized void registerAgain() {
+        if (!started || shutdown) {
+            return;
+        }
+        fenced = false;
+        leave();
+        register();
+    }
+
+    /**
+     * The master's HA address ({@code haServerAddr}) as the NameServers last answered this slave's registration, or
+     * empty (not registered yet, or the master not registered or not alive there).
+     */
+    public synchronized Optional<String> masterHaServerAddr() {
+        NameServerRegistrar r = registrar;
+        return r == null || r.haServerAddr().isEmpty() ? Optional.empty() : Optional.of(r.haServerAddr());
+    }
+
+    /** Registers once more soon (a slave asking the NameServers for its master's HA address). Any thread. */
+    public void registerNow() {
+        NameServerRegistrar r;
+        synchronized (this) {
+            r = registrar;
+        }
+        if (r != null) {
+            r.registerSoon();
+        }
+    }
+
+    /**
      * This master was fenced (a newer master exists): unregisters on this presence's thread, and registers no
      * more. Returns at once; any thread.
      */
@@ -166,12 +200,16 @@ public final class NameServerPresence {
         if (nameServers.isEmpty()) {
             return;
         }
+        if (!replication.hasRole()) {
+            log.info("not registering with the NameServers before the controller gives this broker a role");
+            return;
+        }
         if (fenced || !replication.isSlave() && !replication.acceptsWrites()) {
             log.error("not registering with the NameServers: this master is fenced (a newer master exists)");
             return;
         }
         // a promoted slave registers as the group's master
-        BrokerRegistration as = replication.isSlave() ? self : self.withBrokerId(MASTER_ID);
+        BrokerRegistration as = self.withBrokerId(replication.isSlave() ? replication.slaveBrokerId(self.brokerId()) : MASTER_ID);
         NameServerRegistrar r = new NameServerRegistrar(nameServers.addresses(), as, topics, topicsVersion, clients.get(),
             nameServers.timeoutMs());
         registrar = r;

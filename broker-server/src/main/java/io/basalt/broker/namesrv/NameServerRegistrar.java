@@ -47,6 +47,8 @@ public final class NameServerRegistrar {
     private boolean shutdown;
     /** The master's remoting address the NameServers answered a slave's registration with ("" while none). */
     private volatile String masterAddr = "";
+    /** The master's HA address the NameServers answered a slave's registration with ("" while none). */
+    private volatile String haServerAddr = "";
     /** The topic table version last sent; written by the registration thread only. */
     private long registeredVersion = Long.MIN_VALUE;
 
@@ -166,6 +168,10 @@ public final class NameServerRegistrar {
                 if (master != null && !master.isEmpty()) {
                     masterAddr = master;
                 }
+                String ha = response.extFields() == null ? null : response.extFields().get("haServerAddr");
+                if (ha != null && !ha.isEmpty()) {
+                    haServerAddr = ha;
+                }
                 return true;
             }
             log.warn("{} to NameServer {} refused: code {}, {}", what, nameServer, response.code(), response.remark());
@@ -183,6 +189,20 @@ public final class NameServerRegistrar {
      */
     public String masterAddr() {
         return masterAddr;
+    }
+
+    /** Registers once more soon, on the registration thread (a slave asking for its master's addresses). */
+    public void registerSoon() {
+        try {
+            thread.execute(() -> keepScheduled(this::registerAll));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // shut down
+        }
+    }
+
+    /** The master's HA address from the last registration result that named one (RocketMQ's {@code haServerAddr}), or "". */
+    public String haServerAddr() {
+        return haServerAddr;
     }
 
     /** RocketMQ's {@code UtilAll.crc32}: CRC32 with the sign bit cleared. */

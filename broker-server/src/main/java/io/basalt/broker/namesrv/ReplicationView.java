@@ -22,6 +22,16 @@ public interface ReplicationView {
     /** The remoting address of the master this slave followed last; empty on a master or before any master was reached. */
     String followedMasterAddr();
 
+    /** False while a controller-mode broker waits for its first role: it does not register then. */
+    default boolean hasRole() {
+        return true;
+    }
+
+    /** The brokerId a slave registers with (in controller mode the controller's id). */
+    default long slaveBrokerId(long configured) {
+        return configured;
+    }
+
     /** The view of a broker's {@link Replication}. */
     static ReplicationView of(Replication replication) {
         return new ReplicationView() {
@@ -38,6 +48,16 @@ public interface ReplicationView {
             @Override
             public void fence(String reason) {
                 replication.fence(reason);
+            }
+
+            @Override
+            public boolean hasRole() {
+                return replication.roleAssigned();
+            }
+
+            @Override
+            public long slaveBrokerId(long configured) {
+                return replication.controllerMode() ? replication.self().brokerId() : configured;
             }
 
             @Override

@@ -156,6 +156,35 @@ public final class SlaveSynchronize extends ServiceThread {
         return complete;
     }
 
+    /**
+     * One last full sync from {@code master}, on the caller's thread, for a slave about to become master (controller
+     * mode: the controller elected it while the old master may still answer). Call it after {@link #shutdown()}.
+     * Stops at the first request that fails (a dead master refuses at once); what was applied until then stays.
+     *
+     * @return true when every table was copied
+     */
+    public boolean syncOnce(String master) {
+        List<MetadataSync> all = new ArrayList<>(jobs);
+        all.addAll(everyRound);
+        try (NettyRemotingClient c = clients.get()) {
+            for (MetadataSync job : all) {
+                String address = job.viaVipPort() ? vipAddress(master) : master;
+                try {
+                    job.apply(c.invokeSync(address, RemotingCommand.request(job.requestCode()), REQUEST_TIMEOUT_MS));
+                } catch (RemotingException | IOException e) {
+                    log.info("last sync of {} from the previous master at {} not done: {}", job.what(), address,
+                        e.toString());
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        log.info("last sync from the previous master at {} done before taking over", master);
+        return true;
+    }
+
     /** RocketMQ's {@code MixAll.brokerVIPChannel}: the same host, listen port − 2. */
     static String vipAddress(String brokerAddr) {
         int colon = brokerAddr.lastIndexOf(':');

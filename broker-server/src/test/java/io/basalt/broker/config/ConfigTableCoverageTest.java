@@ -90,6 +90,9 @@ class ConfigTableCoverageTest {
         if (key.equals("brokerId")) {
             return Map.of("brokerRole", "SLAVE", "haMasterAddress", "127.0.0.1:10912", "brokerId", "1");
         }
+        if (key.equals("enableControllerMode")) {
+            return Map.of("controllerAddr", "127.0.0.1:9878");
+        }
         return Map.of();
     }
 

@@ -33,7 +33,7 @@ class RocketMqKeyPolicyTest {
 
     @Test
     void keysThatChangeAGuaranteeAreSemantic() {
-        for (String key : List.of("aclEnable", "enableDLegerCommitLog", "enableControllerMode", "enableSlaveActingMaster",
+        for (String key : List.of("aclEnable", "enableDLegerCommitLog", "enableSlaveActingMaster",
             "brokerPermission", "storeType", "useTLS",
             "filterSupportRetry", "inSyncReplicas")) {
             Rule rule = RocketMqKeyPolicy.rule(key).orElseThrow();

@@ -1,0 +1,91 @@
+package io.basalt.ha;
+
+import static java.time.Duration.ofSeconds;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.basalt.store.FlushDiskType;
+import io.basalt.store.PutMessageResult;
+import io.basalt.store.PutMessageStatus;
+
+/**
+ * Controller mode's role changes without a restart: a broker starts fenced, takes the roles and epochs it is
+ * given, switches master → slave and slave → master, and a deposed master's unreplicated tail is cut.
+ */
+class ControllerRoleChangeTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void rolesSwitchBothWaysWithTheControllersEpochsAndTheDeposedTailIsCut() throws Exception {
+        try (HANode a = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH);
+             HANode b = HANode.open(dir.resolve("b"), FlushDiskType.ASYNC_FLUSH)) {
+            Replication ra = Replication.controlled(a.store, a.epochs, HANode.config(), new Peer(-1, "127.0.0.1:10911"));
+            Replication rb = Replication.controlled(b.store, b.epochs, HANode.config(), new Peer(-1, "127.0.0.1:10921"));
+            try {
+                ra.start();
+                rb.start();
+                assertFalse(ra.roleAssigned());
+                assertFalse(ra.acceptsWrites(), "fenced until the controller gives a role");
+                assertEquals(-1, ra.haListenPort(), "no HA endpoint while fenced");
+
+                assertTrue(ra.becomeMaster(1, 1));
+                assertFalse(ra.becomeMaster(1, 1), "the same epoch again changes nothing");
+                assertEquals(BrokerRole.SYNC_MASTER, ra.role());
+                assertEquals(List.of(new EpochFile.Entry(1, 0)), a.epochs.entries(), "the controller's epoch, not 0 + 1");
+                assertTrue(rb.becomeSlave(1, 2, new InetSocketAddress("127.0.0.1", ra.haListenPort())));
+                assertTrue(ra.acceptsWrites());
+                assertFalse(rb.acceptsWrites());
+                for (PutMessageResult r : a.putMany("T", 0, 200, 512)) {
+                    assertEquals(PutMessageStatus.PUT_OK, r.status(), "no replica wait by default (inSyncReplicas=1)");
+                }
+                await().atMost(ofSeconds(20)).until(() -> b.store.getMaxPhyOffset() == a.store.getMaxPhyOffset());
+                long replicated = a.store.getMaxPhyOffset();
+
+                // the controller loses the master: it suspends writes, then resumes when confirmed
+                ra.suspendWrites("no controller for 10000 ms");
+                assertFalse(ra.acceptsWrites());
+                ra.resumeWrites();
+                assertTrue(ra.acceptsWrites());
+
+                // a partitioned master writes a tail nobody gets, while the controller elects b with epoch 3
+                rb.becomeSlave(1, 2, null);
+                a.putMany("T", 200, 20, 512);
+                assertTrue(a.store.getMaxPhyOffset() > replicated);
+                assertTrue(rb.becomeMaster(3, 2));
+                assertTrue(rb.acceptsWrites());
+                assertEquals(new EpochFile.Entry(3, replicated), b.epochs.entries().get(b.epochs.entries().size() - 1));
+                PutMessageResult next = b.put("T", 0, 512);
+                assertEquals(PutMessageStatus.PUT_OK, next.status());
+                assertEquals(50, next.appendResult().queueOffset(), "queue 0 goes on after the 50 replicated entries");
+                b.putMany("T", 1, 30, 512);
+
+                // the deposed master is told to follow b: its HA connections close, its tail is cut
+                assertTrue(ra.becomeSlave(3, 1, new InetSocketAddress("127.0.0.1", rb.haListenPort())));
+                assertFalse(ra.acceptsWrites());
+                assertEquals(-1, ra.haListenPort());
+                await().atMost(ofSeconds(20)).until(() -> a.store.getMaxPhyOffset() == b.store.getMaxPhyOffset());
+                assertEquals(3, a.epochs.lastEpoch());
+                long max = b.store.getMaxPhyOffset();
+                assertArrayEquals(b.commitLogBytes(0, max), a.commitLogBytes(0, max), "a holds exactly b's log");
+
+                // an epoch older than the store's is refused
+                assertThrows(IllegalStateException.class, () -> ra.becomeMaster(2, 1));
+            } finally {
+                ra.shutdown();
+                rb.shutdown();
+            }
+        }
+    }
+}
