@@ -275,6 +275,14 @@ final class Deployment implements AutoCloseable {
             return part.alive();
         }
 
+        /** SIGSTOP: the JVM stops answering but its sockets stay open, as a hung or cut-off host's would. */
+        void freeze() throws IOException, InterruptedException {
+            Process p = new ProcessBuilder("kill", "-STOP", Long.toString(part.process.pid())).inheritIO().start();
+            if (p.waitFor() != 0) {
+                throw new IOException("kill -STOP " + part.process.pid() + " failed");
+            }
+        }
+
         @Override
         public String toString() {
             return "broker-" + index + "@" + address;

@@ -34,12 +34,20 @@ final class FailoverCase implements Callable<Integer> {
     @Option(names = "--round-timeout-s", defaultValue = "180",
         description = "give up when no send is acknowledged this long after a kill (default: ${DEFAULT-VALUE})")
     int roundTimeoutSeconds;
+    @Option(names = "--fault", defaultValue = "kill",
+        description = "kill: kill -9 (the kernel closes the master's connections, the Controller sees its channel close);"
+            + " stop: SIGSTOP (a hung or cut-off host: connections stay open, only the heartbeat timeout finds it; the"
+            + " stopped JVM is killed after the round) (default: ${DEFAULT-VALUE})")
+    String fault;
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
+        if (!"kill".equals(fault) && !"stop".equals(fault)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--fault must be kill or stop");
+        }
         String loadBefore = FailoverBench.loadAverage();
         try (Deployment deployment = common.deployment(out)) {
             deployment.startNameServerAndController();
@@ -78,7 +86,11 @@ final class FailoverCase implements Callable<Integer> {
                         Deployment.Broker victim = deployment.brokerAt(oldMaster);
                         Senders.Round r = new Senders.Round(System.nanoTime());
                         senders.watch(r);
-                        victim.kill();
+                        if ("stop".equals(fault)) {
+                            victim.freeze();
+                        } else {
+                            victim.kill();
+                        }
                         long elected = 0;
                         long routed = 0;
                         String newMaster = null;
@@ -110,6 +122,7 @@ final class FailoverCase implements Callable<Integer> {
                         FailoverBench.progress(out, "round %d: killed master %s; Controller named %s after %.0f ms, "
                                 + "NameServer routed it after %.0f ms, first acknowledged send after %.0f ms",
                             round, oldMaster, newMaster, electMs, routeMs, ackMs);
+                        victim.kill();
                         victim.start();
                     }
                     set = view.awaitSet(3, 180);
@@ -117,13 +130,14 @@ final class FailoverCase implements Callable<Integer> {
                     senders.close();
                     long acked = senders.acked.sum();
                     long stored = view.stored(finalMaster, topic);
+                    ReadBack.Outcome back = ReadBack.run(deployment.namesrv(), topic, senders.ackedSequences, 30, out);
                     out.println(String.format(Locale.ROOT,
                         "RESULT %s failover rounds=%d threads=%d %s median_ms=%.0f max_ms=%.0f min_ms=%.0f"
                             + " elect_median_ms=%.0f elect_max_ms=%.0f route_median_ms=%.0f route_max_ms=%.0f"
-                            + " acked=%d failed=%d stored_on_final_master=%d acked_not_stored=%d load=%s..%s%s",
+                            + " fault=%s acked=%d failed=%d stored_on_final_master=%d missing=%d duplicates=%d load=%s..%s%s",
                         common.label(), rounds, threads, common.settings(), median(toAck), max(toAck), min(toAck),
-                        median(toElect), max(toElect), median(toRoute), max(toRoute), acked, senders.failed.sum(),
-                        stored, Math.max(0, acked - stored), loadBefore, FailoverBench.loadAverage(),
+                        median(toElect), max(toElect), median(toRoute), max(toRoute), fault, acked, senders.failed.sum(),
+                        stored, back.missing(), back.duplicates(), loadBefore, FailoverBench.loadAverage(),
                         senders.firstError.get() == null ? ""
                             : " first_error=\"" + senders.firstError.get().replace('"', '\'') + "\""));
                     out.println("ROUNDS " + common.label() + " ack_ms=" + join(toAck) + " elect_ms=" + join(toElect)

@@ -3,6 +3,8 @@ package io.basalt.tools.bench.failover;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,6 +49,8 @@ final class Senders implements AutoCloseable {
     private final List<Histogram> histograms = new ArrayList<>();
     private final AtomicLong sequence = new AtomicLong();
     final LongAdder acked = new LongAdder();
+    /** The sequence number of every acknowledged message, for the read-back. */
+    final Set<Long> ackedSequences = ConcurrentHashMap.newKeySet();
     final LongAdder failed = new LongAdder();
     final LongAdder windowAcked = new LongAdder();
     final AtomicReference<String> firstError = new AtomicReference<>();
@@ -97,6 +101,7 @@ final class Senders implements AutoCloseable {
             long end = System.nanoTime();
             if (ok) {
                 acked.increment();
+                ackedSequences.add(seq);
                 Round r = round;
                 if (r != null && start >= r.killNanos) {
                     r.firstAckNanos.accumulateAndGet(end, Math::min);
