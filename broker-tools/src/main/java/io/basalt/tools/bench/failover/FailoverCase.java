@@ -68,6 +68,7 @@ final class FailoverCase implements Callable<Integer> {
                 view.createTopic(set.masterAddress(), topic, common.queues);
                 awaitRoute(view, topic, set.masterAddress());
 
+                List<Long> kills = new ArrayList<>();
                 List<Double> toAck = new ArrayList<>();
                 List<Double> toElect = new ArrayList<>();
                 List<Double> toRoute = new ArrayList<>();
@@ -91,6 +92,8 @@ final class FailoverCase implements Callable<Integer> {
                         } else {
                             victim.kill();
                         }
+                        r.countFromNanos = System.nanoTime();
+                        kills.add(r.killNanos);
                         long elected = 0;
                         long routed = 0;
                         String newMaster = null;
@@ -130,7 +133,7 @@ final class FailoverCase implements Callable<Integer> {
                     senders.close();
                     long acked = senders.acked.sum();
                     long stored = view.stored(finalMaster, topic);
-                    ReadBack.Outcome back = ReadBack.run(deployment.namesrv(), topic, senders.ackedSequences, 30, out);
+                    ReadBack.Outcome back = ReadBack.run(deployment.namesrv(), topic, senders.ackedSequences, kills, 30, out);
                     out.println(String.format(Locale.ROOT,
                         "RESULT %s failover rounds=%d threads=%d %s median_ms=%.0f max_ms=%.0f min_ms=%.0f"
                             + " elect_median_ms=%.0f elect_max_ms=%.0f route_median_ms=%.0f route_max_ms=%.0f"

@@ -1,7 +1,10 @@
 package io.basalt.tools.bench.failover;
 
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -21,8 +24,13 @@ final class ReadBack {
     record Outcome(long acknowledged, long found, long missing, long delivered, long duplicates) {
     }
 
-    static Outcome run(String namesrv, String topic, Set<Long> acknowledged, int quietSeconds, PrintWriter out)
-        throws Exception {
+    /**
+     * {@code acknowledged}: sequence number to the nanoTime of its ack; {@code kills}: the nanoTimes of the kills,
+     * for the report of where the missing ones were acknowledged.
+     */
+    static Outcome run(String namesrv, String topic, Map<Long, Long> ackedAt, List<Long> kills, int quietSeconds,
+                       PrintWriter out) throws Exception {
+        Set<Long> acknowledged = ackedAt.keySet();
         Set<Long> seen = ConcurrentHashMap.newKeySet();
         LongAdder delivered = new LongAdder();
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("failoverbench_g_" + System.currentTimeMillis());
@@ -66,6 +74,25 @@ final class ReadBack {
         long found = acknowledged.stream().filter(seen::contains).count();
         Outcome o = new Outcome(acknowledged.size(), found, acknowledged.size() - found, delivered.sum(),
             delivered.sum() - seen.size());
+        // where the missing ones were acknowledged: per round (kills before the ack) and how long before the next kill
+        Map<Integer, long[]> perRound = new TreeMap<>();
+        for (Map.Entry<Long, Long> e : ackedAt.entrySet()) {
+            if (seen.contains(e.getKey())) {
+                continue;
+            }
+            long at = e.getValue();
+            int round = (int) kills.stream().filter(k -> k < at).count();
+            long[] agg = perRound.computeIfAbsent(round, k -> new long[] {0, Long.MAX_VALUE, Long.MIN_VALUE});
+            agg[0]++;
+            if (round < kills.size()) {
+                long beforeKillMs = (kills.get(round) - at) / 1_000_000;
+                agg[1] = Math.min(agg[1], beforeKillMs);
+                agg[2] = Math.max(agg[2], beforeKillMs);
+            }
+        }
+        perRound.forEach((round, agg) -> FailoverBench.progress(out, "missing: %d acknowledged after kill %d%s", agg[0],
+            round, agg[1] == Long.MAX_VALUE ? " (after the last kill)"
+                : String.format(java.util.Locale.ROOT, ", %d..%d ms before kill %d", agg[1], agg[2], round + 1)));
         FailoverBench.progress(out, "read back: %d of %d acknowledged found, %d missing; %d delivered, %d duplicates",
             o.found(), o.acknowledged(), o.missing(), o.delivered(), o.duplicates());
         return o;

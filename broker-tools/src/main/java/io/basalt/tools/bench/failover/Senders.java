@@ -3,7 +3,7 @@ package io.basalt.tools.bench.failover;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,9 +28,13 @@ final class Senders implements AutoCloseable {
     static final long BACKOFF_MS = 5;
     private static final long HIGHEST_US = TimeUnit.SECONDS.toMicros(60);
 
-    /** One failover: when the master was killed and when a send started after that was first acknowledged. */
+    /**
+     * One failover: when the master was killed, from when on an acknowledged send counts (sends started once the
+     * old master's process is gone, so none of them can have been answered by it), and the first such ack.
+     */
     static final class Round {
         final long killNanos;
+        volatile long countFromNanos = Long.MAX_VALUE;
         final AtomicLong firstAckNanos = new AtomicLong(Long.MAX_VALUE);
 
         Round(long killNanos) {
@@ -50,7 +54,7 @@ final class Senders implements AutoCloseable {
     private final AtomicLong sequence = new AtomicLong();
     final LongAdder acked = new LongAdder();
     /** The sequence number of every acknowledged message, for the read-back. */
-    final Set<Long> ackedSequences = ConcurrentHashMap.newKeySet();
+    final Map<Long, Long> ackedSequences = new ConcurrentHashMap<>();
     final LongAdder failed = new LongAdder();
     final LongAdder windowAcked = new LongAdder();
     final AtomicReference<String> firstError = new AtomicReference<>();
@@ -101,9 +105,9 @@ final class Senders implements AutoCloseable {
             long end = System.nanoTime();
             if (ok) {
                 acked.increment();
-                ackedSequences.add(seq);
+                ackedSequences.put(seq, end);
                 Round r = round;
-                if (r != null && start >= r.killNanos) {
+                if (r != null && start >= r.countFromNanos) {
                     r.firstAckNanos.accumulateAndGet(end, Math::min);
                 }
                 if (inWindow) {
