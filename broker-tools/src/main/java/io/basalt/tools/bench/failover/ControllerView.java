@@ -107,6 +107,15 @@ final class ControllerView implements AutoCloseable {
             + seconds + " s; the Controller says " + last + ", the NameServer " + registered());
     }
 
+    /** The write queues of {@code topic} as the NameServer routes it now, or -1. */
+    int writeQueues(String topic) {
+        try {
+            return admin.examineTopicRouteInfo(topic).getQueueDatas().stream().mapToInt(q -> q.getWriteQueueNums()).sum();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
     /** Messages stored in {@code topic} on {@code broker}: the sum of its queues' max offsets. */
     long stored(String broker, String topic) throws Exception {
         return admin.examineTopicStats(broker, topic).getOffsetTable().values().stream()

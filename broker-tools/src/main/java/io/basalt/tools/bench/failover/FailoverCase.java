@@ -123,8 +123,9 @@ final class FailoverCase implements Callable<Integer> {
                         toElect.add(electMs);
                         toRoute.add(routeMs);
                         FailoverBench.progress(out, "round %d: killed master %s; Controller named %s after %.0f ms, "
-                                + "NameServer routed it after %.0f ms, first acknowledged send after %.0f ms",
-                            round, oldMaster, newMaster, electMs, routeMs, ackMs);
+                                + "NameServer routed it after %.0f ms, first acknowledged send after %.0f ms; the topic"
+                                + " has %d write queues now", round, oldMaster, newMaster, electMs, routeMs, ackMs,
+                            view.writeQueues(topic));
                         victim.kill();
                         victim.start();
                     }
@@ -137,9 +138,9 @@ final class FailoverCase implements Callable<Integer> {
                     out.println(String.format(Locale.ROOT,
                         "RESULT %s failover rounds=%d threads=%d %s median_ms=%.0f max_ms=%.0f min_ms=%.0f"
                             + " elect_median_ms=%.0f elect_max_ms=%.0f route_median_ms=%.0f route_max_ms=%.0f"
-                            + " fault=%s acked=%d failed=%d stored_on_final_master=%d missing=%d duplicates=%d load=%s..%s%s",
+                            + " fault=%s queues_created=%d queues_at_end=%d acked=%d failed=%d stored_on_final_master=%d missing=%d duplicates=%d load=%s..%s%s",
                         common.label(), rounds, threads, common.settings(), median(toAck), max(toAck), min(toAck),
-                        median(toElect), max(toElect), median(toRoute), max(toRoute), fault, acked, senders.failed.sum(),
+                        median(toElect), max(toElect), median(toRoute), max(toRoute), fault, common.queues, view.writeQueues(topic), acked, senders.failed.sum(),
                         stored, back.missing(), back.duplicates(), loadBefore, FailoverBench.loadAverage(),
                         senders.firstError.get() == null ? ""
                             : " first_error=\"" + senders.firstError.get().replace('"', '\'') + "\""));
