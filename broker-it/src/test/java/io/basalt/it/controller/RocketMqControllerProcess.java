@@ -115,6 +115,11 @@ public final class RocketMqControllerProcess implements AutoCloseable {
         return group;
     }
 
+    /** The pid of node {@code i}'s JVM (for signals such as SIGSTOP); the node must have been started. */
+    public long pid(int i) {
+        return nodes.get(i).process.pid();
+    }
+
     /** Whether node {@code i}'s JVM is running. */
     public boolean isAlive(int i) {
         Process p = nodes.get(i).process;
