@@ -22,6 +22,7 @@ import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.remoting.protocol.header.SendMessageRequestHeader;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,6 +51,11 @@ class PartitionTest {
     record PinnedAck(String broker, long order, long atNanos) {
     }
 
+    // The proxies do not cut the master off: the Controller's GET_METADATA_INFO answer names its leader by its real
+    // address, which the broker then reaches directly (as RocketMQ's broker does), so the Controller keeps seeing the
+    // master's heartbeats and elects no one. The cut needs to be made on that address too (a proxy the Controller
+    // advertises, or dropping the broker's packets to it); until then this test shows nothing.
+    @Disabled("the TCP proxies do not cut a broker off from the Controller's leader, which it reaches by the leader's own address")
     @Test
     void aMasterCutOffFromTheControllerStopsAcknowledgingAndItsTailIsTruncatedWhenItRejoins() throws Exception {
         try (RocketMqNameServer nameServer = RocketMqNameServer.start(dir.resolve("namesrv"));
