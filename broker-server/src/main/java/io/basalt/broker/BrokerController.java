@@ -278,6 +278,10 @@ public final class BrokerController {
             this.controllerClient = null;
             this.roleManager = null;
         }
+        if (roleManager != null) {
+            haMetrics.followController(roleManager::elections, roleManager::timeWithoutMasterMs,
+                () -> roleManager.role() == ControllerRoleManager.Role.MASTER ? roleManager.syncStateSet().brokerIds().size() : 0);
+        }
         registerProcessors(broker);
     }
 

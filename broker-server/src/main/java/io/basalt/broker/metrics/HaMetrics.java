@@ -57,6 +57,9 @@ public final class HaMetrics {
     /** When the master was lost, -1 while a master is known. */
     private final AtomicLong masterLostAt = new AtomicLong(-1);
     private volatile IntSupplier syncStateSetSize;
+    /** Controller mode: the role manager's own counts replace the events' (null in classic mode). */
+    private volatile LongSupplier controllerElections;
+    private volatile LongSupplier controllerMsWithoutMaster;
     private final Events events = new Events() {
         @Override
         public void recordElection() {
@@ -137,12 +140,27 @@ public final class HaMetrics {
         return replication.epochEntries();
     }
 
+    /**
+     * Controller mode: elections, time without a master and the SyncStateSet size are the role manager's (what the
+     * Controller told this broker), not counted here.
+     */
+    public void followController(LongSupplier elections, LongSupplier msWithoutMaster, IntSupplier syncStateSetSize) {
+        this.controllerElections = elections;
+        this.controllerMsWithoutMaster = msWithoutMaster;
+        this.syncStateSetSize = syncStateSetSize;
+    }
+
     public long elections() {
-        return elections.get();
+        LongSupplier c = controllerElections;
+        return c != null ? c.getAsLong() : elections.get();
     }
 
     /** How long no master has been known, seconds; 0 while one is. */
     public double secondsWithoutMaster() {
+        LongSupplier c = controllerMsWithoutMaster;
+        if (c != null) {
+            return c.getAsLong() / 1000.0;
+        }
         long since = masterLostAt.get();
         return since < 0 ? 0 : Math.max(0, clock.getAsLong() - since) / 1000.0;
     }

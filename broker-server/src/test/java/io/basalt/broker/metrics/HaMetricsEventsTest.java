@@ -26,4 +26,18 @@ class HaMetricsEventsTest {
         ha.syncStateSetSize(() -> 3);
         assertEquals(3, ha.syncStateSetSize());
     }
+
+    @Test
+    void inControllerModeTheRoleManagersCountsAreReported() {
+        HaMetrics ha = new HaMetrics(null, null, 1024, () -> 0);
+        ha.events().recordElection(); // not what the Controller said: replaced below
+        AtomicLong elections = new AtomicLong(4);
+        AtomicLong withoutMaster = new AtomicLong(2500);
+        ha.followController(elections::get, withoutMaster::get, () -> 2);
+        assertEquals(4, ha.elections());
+        assertEquals(2.5, ha.secondsWithoutMaster());
+        assertEquals(2, ha.syncStateSetSize());
+        withoutMaster.set(0);
+        assertEquals(0, ha.secondsWithoutMaster());
+    }
 }
