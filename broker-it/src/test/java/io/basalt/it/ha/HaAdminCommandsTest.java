@@ -97,6 +97,9 @@ class HaAdminCommandsTest {
                     var group = admin.examineBrokerClusterInfo().getBrokerAddrTable().get("broker-a");
                     return group != null && group.getBrokerAddrs().size() == 2;
                 });
+                // the slave asks the master's HA protocol once the NameServer named the master: wait until it streams
+                await().atMost(ofSeconds(30)).ignoreExceptions().until(() -> "TRANSFER".equals(
+                    admin.fetchBrokerRuntimeStats(slave.address()).getTable().get("haClientState")));
                 // SYNC_MASTER: each acknowledged send is on the slave
                 DefaultMQProducer producer = Clients.producer(master, "ha-admin-producer");
                 try {
