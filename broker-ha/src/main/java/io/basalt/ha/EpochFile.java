@@ -153,9 +153,11 @@ public final class EpochFile {
             Files.deleteIfExists(backup);
         } else {
             if (!previous.isEmpty()) {
-                writeAtomically(backup, format(previous));
+                // no fsync of its own: it repeats the primary, which is on disk already and is replaced only
+                // by an fsynced rename; the backup is read only when the primary is unreadable
+                writeAtomically(backup, format(previous), false);
             }
-            writeAtomically(file, format(next));
+            writeAtomically(file, format(next), true);
         }
         syncDirectory(dir);
         entries = List.copyOf(next);
@@ -339,12 +341,14 @@ public final class EpochFile {
         return list;
     }
 
-    private static void writeAtomically(Path target, String text) throws IOException {
+    private static void writeAtomically(Path target, String text, boolean force) throws IOException {
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING)) {
             ch.write(StandardCharsets.UTF_8.encode(text));
-            ch.force(true);
+            if (force) {
+                ch.force(true);
+            }
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }

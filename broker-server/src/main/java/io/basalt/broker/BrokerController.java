@@ -332,12 +332,6 @@ public final class BrokerController {
             }
             store.timerMessages().setDequeueEnabled(true);
             transactionDecisions.beginDeciding();
-            try {
-                schedule.start();
-            } catch (IOException e) {
-                log.error("starting delay-level delivery as master of epoch {} failed: {}", epoch, e.toString());
-            }
-            transactionCheck.start();
             // topics the old master created after this broker's last metadata sync (which the last sync in
             // beforeMaster cannot fetch from a dead master): their replicated messages are here, so they are routed
             try {
@@ -347,7 +341,15 @@ public final class BrokerController {
                     e.toString());
             }
             startStateVersion(epoch);
+            // producers wait for this registration (their next route poll finds brokerId 0 here): it goes first,
+            // the services that deliver what was already stored start after it
             nameServerPresence.registerAgain();
+            try {
+                schedule.start();
+            } catch (IOException e) {
+                log.error("starting delay-level delivery as master of epoch {} failed: {}", epoch, e.toString());
+            }
+            transactionCheck.start();
         }
 
         @Override

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -52,6 +53,8 @@ public final class SlaveSynchronize extends ServiceThread {
     static final long SYNC_PERIOD_MS = 10_000;
     /** How long the master may take to answer one request (RocketMQ's brokerOuterAPI uses 3 s). */
     static final long REQUEST_TIMEOUT_MS = 3_000;
+    /** What the last sync before a promotion may take in all (a live master answers each table in milliseconds). */
+    static final long LAST_SYNC_BUDGET_MS = 500;
 
     /** The full sync, every {@value #SYNC_PERIOD_MS} ms. */
     private final List<MetadataSync> jobs;
@@ -160,17 +163,26 @@ public final class SlaveSynchronize extends ServiceThread {
      * One last full sync from {@code master}, on the caller's thread, for a slave about to become master (controller
      * mode: the controller elected it while the old master may still answer). Call it after {@link #shutdown()}.
      * Stops at the first request that fails (a dead master refuses at once); what was applied until then stays.
+     * All requests together get {@link #LAST_SYNC_BUDGET_MS}: a hung or cut-off master (its port still accepts
+     * connections) must not hold the promotion back by a request timeout per table.
      *
      * @return true when every table was copied
      */
     public boolean syncOnce(String master) {
         List<MetadataSync> all = new ArrayList<>(jobs);
         all.addAll(everyRound);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LAST_SYNC_BUDGET_MS);
         try (NettyRemotingClient c = clients.get()) {
             for (MetadataSync job : all) {
                 String address = job.viaVipPort() ? vipAddress(master) : master;
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 try {
-                    job.apply(c.invokeSync(address, RemotingCommand.request(job.requestCode()), REQUEST_TIMEOUT_MS));
+                    if (left <= 0) {
+                        log.info("last sync from the previous master at {} stopped at {}: its {} ms budget is spent",
+                            master, job.what(), LAST_SYNC_BUDGET_MS);
+                        return false;
+                    }
+                    job.apply(c.invokeSync(address, RemotingCommand.request(job.requestCode()), left));
                 } catch (RemotingException | IOException e) {
                     log.info("last sync of {} from the previous master at {} not done: {}", job.what(), address,
                         e.toString());

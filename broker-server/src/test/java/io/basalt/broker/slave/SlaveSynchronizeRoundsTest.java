@@ -1,6 +1,8 @@
 package io.basalt.broker.slave;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.util.List;
@@ -184,5 +186,41 @@ class SlaveSynchronizeRoundsTest {
         isSlave.set(false);
         sync.doWork();
         assertEquals(3, frequent.applied.get(), "a promoted slave applies no more checkpoints");
+    }
+
+    @Test
+    void theLastSyncBeforeAPromotionGivesUpOnAMasterThatDoesNotAnswer() throws Exception {
+        // a hung master: its port accepts the connection, the request is never answered
+        RequestExecutor hungExecutor = RequestExecutor.create("HungMaster_", 1, 100, 0);
+        NettyRemotingServer hung = new NettyRemotingServer(NettyServerConfig.defaults(0));
+        List<CompletableFuture<RemotingCommand>> unanswered = new java.util.concurrent.CopyOnWriteArrayList<>();
+        hung.registerProcessor(CODE, (context, request) -> {
+            CompletableFuture<RemotingCommand> never = new CompletableFuture<>();
+            unanswered.add(never);
+            return never;
+        }, hungExecutor);
+        hung.start();
+        try {
+            RecordingJob first = new RecordingJob();
+            RecordingJob second = new RecordingJob();
+            SlaveSynchronize sync = new SlaveSynchronize(List.of(first, second), masterAddress::get, isSlave::get, () -> {
+                client = new NettyRemotingClient(NettyClientConfig.defaults());
+                return client;
+            }, now::get);
+            long start = System.nanoTime();
+            assertFalse(sync.syncOnce("127.0.0.1:" + hung.localPort()));
+            long tookMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertEquals(0, first.applied.get() + second.applied.get());
+            // one budget for all tables, not a request timeout (3 s) for each
+            assertTrue(tookMs < SlaveSynchronize.REQUEST_TIMEOUT_MS, "took " + tookMs + " ms");
+
+            assertTrue(sync.syncOnce("127.0.0.1:" + master.localPort()), "a live master answers every table");
+            assertEquals(2, first.applied.get() + second.applied.get());
+        } finally {
+            // answered now, so that the server's shutdown does not wait out its drain timeout
+            unanswered.forEach(f -> f.complete(RemotingCommand.response(ResponseCode.SYSTEM_BUSY, "shutting down")));
+            hung.shutdown();
+            hungExecutor.shutdown(5000);
+        }
     }
 }
