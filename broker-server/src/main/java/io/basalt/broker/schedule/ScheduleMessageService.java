@@ -200,10 +200,13 @@ public final class ScheduleMessageService {
         }
     }
 
-    /** The GET_ALL_DELAY_OFFSET body (compact JSON), or empty when no level has an offset. */
+    /**
+     * The GET_ALL_DELAY_OFFSET body (compact JSON), an empty {@code offsetTable} included: RocketMQ's running broker
+     * always answers its table ({@code ScheduleMessageService.encode()}), and its slaves log an error at every sync
+     * for anything else.
+     */
     public Optional<byte[]> delayOffsetBody() {
-        DelayOffsetTable current = currentTable();
-        return current.isEmpty() ? Optional.empty() : Optional.of(current.encodeCompact());
+        return Optional.of(currentTable().encodeCompact());
     }
 
     /** GET_BROKER_RUNTIME_INFO's {@code scheduleMessageOffset_<level>} = "delayOffset,cqMaxOffset" per stored level. */

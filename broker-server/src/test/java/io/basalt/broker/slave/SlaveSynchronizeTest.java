@@ -135,8 +135,10 @@ class SlaveSynchronizeTest {
         assertEquals("{\"messageRequestModeMap\":{}}", new String(modes.body(), StandardCharsets.UTF_8));
 
         RemotingCommand delay = client.invokeSync(listen, RemotingCommand.request(RequestCode.GET_ALL_DELAY_OFFSET), 5000);
-        assertEquals(ResponseCode.SYSTEM_ERROR, delay.code());
-        assertEquals("No delay offset in this broker", delay.remark());
+        // an empty table, as RocketMQ's running broker answers it (its slaves log an error for SYSTEM_ERROR)
+        assertEquals(ResponseCode.SUCCESS, delay.code(), delay.remark());
+        assertTrue(new String(delay.body(), StandardCharsets.UTF_8).endsWith("\"offsetTable\":{}}"),
+            new String(delay.body(), StandardCharsets.UTF_8));
     }
 
     @Test

@@ -21,8 +21,9 @@ import io.basalt.remoting.protocol.ResponseCode;
  * {@link SubscriptionGroupAdminProcessor} answer): GET_ALL_CONSUMER_OFFSET (RocketMQ's
  * {@code ConsumerOffsetManager} JSON: {@code dataVersion}, {@code offsetTable} with unquoted queue ids),
  * GET_ALL_DELAY_OFFSET and GET_ALL_MESSAGE_REQUEST_MODE. GET_ALL_DELAY_OFFSET is the schedule service's
- * table ({@code delayOffset.json} in compact form; on a slave, the copy of its master's); with no level in it
- * RocketMQ's SYSTEM_ERROR "No delay offset in this broker". Basalt has no POP yet, so GET_ALL_MESSAGE_REQUEST_MODE
+ * table ({@code delayOffset.json} in compact form; on a slave, the copy of its master's), an empty table as RocketMQ's
+ * running broker answers it; only a broker without a table to answer gives RocketMQ's SYSTEM_ERROR "No delay offset
+ * in this broker". Basalt has no POP yet, so GET_ALL_MESSAGE_REQUEST_MODE
  * answers what {@code config/messageRequestMode.json} holds (a store taken over from RocketMQ, or a promoted
  * slave's copy), a missing file RocketMQ's answer of an empty manager, {@code {"messageRequestModeMap":{}}}.
  * Safe for concurrent calls.
@@ -36,7 +37,7 @@ public final class SlaveMetadataProcessor implements RequestProcessor {
 
     /**
      * @param configDir    the broker's {@code <storePathRootDir>/config}
-     * @param delayOffsets the GET_ALL_DELAY_OFFSET body, empty when there are no delay offsets
+     * @param delayOffsets the GET_ALL_DELAY_OFFSET body, empty when there is no table to answer
      */
     public SlaveMetadataProcessor(ConsumerOffsetManager offsets, Path configDir, Supplier<Optional<byte[]>> delayOffsets) {
         this.offsets = offsets;
