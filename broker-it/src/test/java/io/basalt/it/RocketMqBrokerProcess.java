@@ -170,6 +170,14 @@ public final class RocketMqBrokerProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** kill -9: the process dies at once, without its shutdown hook; waits for the exit. */
+    public void killHard() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the RocketMQ broker did not die within 30 s of SIGKILL");
+        }
+    }
+
     /** The broker's standard output and error, every start appended. */
     public String output() throws IOException {
         return Files.exists(out) ? Files.readString(out) : "";

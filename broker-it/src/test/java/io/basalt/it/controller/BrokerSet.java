@@ -27,14 +27,15 @@ import io.basalt.it.Clients;
  * and the NameServer's registrations. Each broker's {@code controllerAddr} is given per broker, so a test can route
  * one broker's Controller traffic through a proxy.
  */
-final class BrokerSet implements AutoCloseable {
-    static final String BROKER_NAME = "broker-a";
+public final class BrokerSet implements AutoCloseable {
+    public static final String BROKER_NAME = "broker-a";
     /** Controller keys for the tests: heartbeats expire after 3 s, found by 500 ms scans. */
-    static final Map<String, String> CONTROLLER_CONF = RocketMqControllerProcess.FAST;
+    public static final Map<String, String> CONTROLLER_CONF = RocketMqControllerProcess.FAST;
 
     /** The Controller's view of the set. */
-    record Replicas(String master, int masterEpoch, int syncStateSetEpoch, Set<String> inSync, Set<String> aliveInSync) {
-        boolean hasMaster() {
+    public record Replicas(String master, int masterEpoch, int syncStateSetEpoch, Set<String> inSync,
+        Set<String> aliveInSync) {
+        public boolean hasMaster() {
             return master != null && !master.isEmpty();
         }
     }
@@ -43,7 +44,7 @@ final class BrokerSet implements AutoCloseable {
     private final DefaultMQAdminExt admin;
     private final RocketMqControllerProcess controller;
 
-    BrokerSet(String namesrv, RocketMqControllerProcess controller) throws Exception {
+    public BrokerSet(String namesrv, RocketMqControllerProcess controller) throws Exception {
         this.controller = controller;
         admin = new DefaultMQAdminExt(5_000);
         admin.setNamesrvAddr(namesrv);
@@ -52,7 +53,7 @@ final class BrokerSet implements AutoCloseable {
     }
 
     /** The broker.conf keys of controller mode as the tests use them; {@code controllerAddr} as given. */
-    static Map<String, String> conf(String controllerAddr, String namesrv) {
+    public static Map<String, String> conf(String controllerAddr, String namesrv) {
         Map<String, String> conf = new LinkedHashMap<>();
         conf.put("enableControllerMode", "true");
         conf.put("controllerAddr", controllerAddr);
@@ -70,7 +71,8 @@ final class BrokerSet implements AutoCloseable {
     }
 
     /** Configures a broker in {@code dir} (not started) with {@link #conf} and {@code extra} on top. */
-    BrokerProcess add(Path dir, String controllerAddr, String namesrv, Map<String, String> extra) throws Exception {
+    public BrokerProcess add(Path dir, String controllerAddr, String namesrv, Map<String, String> extra)
+        throws Exception {
         Map<String, String> conf = conf(controllerAddr, namesrv);
         conf.putAll(extra);
         BrokerProcess b = BrokerProcess.create(dir, conf);
@@ -92,7 +94,7 @@ final class BrokerSet implements AutoCloseable {
     }
 
     /** The Controller's view of the set, asking each running node; null when none answers. */
-    Replicas replicas() {
+    public Replicas replicas() {
         for (int i = 0; i < controller.size(); i++) {
             if (!controller.isAlive(i)) {
                 continue;
@@ -120,7 +122,7 @@ final class BrokerSet implements AutoCloseable {
     }
 
     /** The NameServer's brokerId to address map of the set. */
-    Map<Long, String> registered() {
+    public Map<Long, String> registered() {
         try {
             BrokerData data = admin.examineBrokerClusterInfo().getBrokerAddrTable().get(BROKER_NAME);
             return data == null ? Map.of() : Map.copyOf(data.getBrokerAddrs());
@@ -133,7 +135,7 @@ final class BrokerSet implements AutoCloseable {
      * Waits until the Controller names a master whose SyncStateSet holds {@code inSync} live replicas and the
      * NameServer has that master as brokerId 0.
      */
-    Replicas awaitSet(int inSync, Duration atMost) {
+    public Replicas awaitSet(int inSync, Duration atMost) {
         Replicas[] last = new Replicas[1];
         await().atMost(atMost).pollInterval(Duration.ofMillis(200)).alias("a master with " + inSync
             + " live replicas in its SyncStateSet").until(() -> {
