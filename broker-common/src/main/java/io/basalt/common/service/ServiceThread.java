@@ -74,6 +74,14 @@ public abstract class ServiceThread implements Runnable {
     protected void onShutdown() throws Exception {
     }
 
+    /**
+     * Runs once on the thread calling {@link #shutdown()}, after the loop was told to stop and before shutdown waits
+     * for it: a service whose round may be blocked in a call that is no longer wanted (a request to a peer that does
+     * not answer) cuts it short here. Must not throw; the default does nothing.
+     */
+    protected void onShutdownRequested() {
+    }
+
     public final String name() {
         return name;
     }
@@ -100,6 +108,11 @@ public abstract class ServiceThread implements Runnable {
             t = thread;
         }
         wakeup();
+        try {
+            onShutdownRequested();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: cutting its round short failed: {}", name, e.toString());
+        }
         if (t != null && t != Thread.currentThread()) {
             try {
                 t.join();

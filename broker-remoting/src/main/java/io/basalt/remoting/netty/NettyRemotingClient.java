@@ -233,9 +233,9 @@ public final class NettyRemotingClient implements AutoCloseable {
         return f;
     }
 
-    /** Closes every connection, fails what is pending and stops the threads. Idempotent. */
+    /** Closes every connection, fails what is pending and stops the threads. Idempotent; any thread. */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

@@ -64,8 +64,8 @@ public final class SlaveSynchronize extends ServiceThread {
     private final BooleanSupplier isSlave;
     private final Supplier<NettyRemotingClient> clients;
     private final LongSupplier clock;
-    /** Service thread only: made at the first request, closed when the service stops. */
-    private NettyRemotingClient client;
+    /** Made by the service thread at the first request; closed when the service is told to stop and when it ends. */
+    private volatile NettyRemotingClient client;
     /** Service thread only: when the last complete sync ended, Long.MIN_VALUE before the first. */
     private long lastSyncMs = Long.MIN_VALUE;
     private volatile long completedSyncs;
@@ -224,8 +224,18 @@ public final class SlaveSynchronize extends ServiceThread {
 
     @Override
     protected void onShutdown() {
-        if (client != null) {
-            client.close();
+        NettyRemotingClient c = client;
+        if (c != null) {
+            c.close();
         }
+    }
+
+    /**
+     * A round waiting for a master that does not answer (hung, or cut off: its port still accepts connections) is
+     * failed at once, so that a promotion does not wait out {@link #REQUEST_TIMEOUT_MS} in {@link #shutdown()}.
+     */
+    @Override
+    protected void onShutdownRequested() {
+        onShutdown();
     }
 }

@@ -223,4 +223,34 @@ class SlaveSynchronizeRoundsTest {
             hungExecutor.shutdown(5000);
         }
     }
+
+    @Test
+    void shutdownCutsShortARoundWaitingForAMasterThatDoesNotAnswer() throws Exception {
+        RequestExecutor hungExecutor = RequestExecutor.create("HungMaster_", 1, 100, 0);
+        NettyRemotingServer hung = new NettyRemotingServer(NettyServerConfig.defaults(0));
+        List<CompletableFuture<RemotingCommand>> unanswered = new java.util.concurrent.CopyOnWriteArrayList<>();
+        hung.registerProcessor(CODE, (context, request) -> {
+            CompletableFuture<RemotingCommand> never = new CompletableFuture<>();
+            unanswered.add(never);
+            return never;
+        }, hungExecutor);
+        hung.start();
+        try {
+            RecordingJob job = new RecordingJob();
+            SlaveSynchronize sync = sync(job);
+            masterAddress.set(Optional.of("127.0.0.1:" + hung.localPort()));
+            sync.start();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !unanswered.isEmpty());
+            long start = System.nanoTime();
+            sync.shutdown();
+            long tookMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            // the request in flight fails when the service is told to stop, instead of waiting out its timeout
+            assertTrue(tookMs < SlaveSynchronize.REQUEST_TIMEOUT_MS / 2, "took " + tookMs + " ms");
+            assertEquals(0, job.applied.get());
+        } finally {
+            unanswered.forEach(f -> f.complete(RemotingCommand.response(ResponseCode.SYSTEM_BUSY, "shutting down")));
+            hung.shutdown();
+            hungExecutor.shutdown(5000);
+        }
+    }
 }
