@@ -190,17 +190,7 @@ class SlaveSynchronizeRoundsTest {
 
     @Test
     void theLastSyncBeforeAPromotionGivesUpOnAMasterThatDoesNotAnswer() throws Exception {
-        // a hung master: its port accepts the connection, the request is never answered
-        RequestExecutor hungExecutor = RequestExecutor.create("HungMaster_", 1, 100, 0);
-        NettyRemotingServer hung = new NettyRemotingServer(NettyServerConfig.defaults(0));
-        List<CompletableFuture<RemotingCommand>> unanswered = new java.util.concurrent.CopyOnWriteArrayList<>();
-        hung.registerProcessor(CODE, (context, request) -> {
-            CompletableFuture<RemotingCommand> never = new CompletableFuture<>();
-            unanswered.add(never);
-            return never;
-        }, hungExecutor);
-        hung.start();
-        try {
+        try (HungMaster hung = new HungMaster()) {
             RecordingJob first = new RecordingJob();
             RecordingJob second = new RecordingJob();
             SlaveSynchronize sync = new SlaveSynchronize(List.of(first, second), masterAddress::get, isSlave::get, () -> {
@@ -208,7 +198,7 @@ class SlaveSynchronizeRoundsTest {
                 return client;
             }, now::get);
             long start = System.nanoTime();
-            assertFalse(sync.syncOnce("127.0.0.1:" + hung.localPort()));
+            assertFalse(sync.syncOnce(hung.address()));
             long tookMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertEquals(0, first.applied.get() + second.applied.get());
             // one budget for all tables, not a request timeout (3 s) for each
@@ -216,41 +206,55 @@ class SlaveSynchronizeRoundsTest {
 
             assertTrue(sync.syncOnce("127.0.0.1:" + master.localPort()), "a live master answers every table");
             assertEquals(2, first.applied.get() + second.applied.get());
-        } finally {
-            // answered now, so that the server's shutdown does not wait out its drain timeout
-            unanswered.forEach(f -> f.complete(RemotingCommand.response(ResponseCode.SYSTEM_BUSY, "shutting down")));
-            hung.shutdown();
-            hungExecutor.shutdown(5000);
         }
     }
 
     @Test
     void shutdownCutsShortARoundWaitingForAMasterThatDoesNotAnswer() throws Exception {
-        RequestExecutor hungExecutor = RequestExecutor.create("HungMaster_", 1, 100, 0);
-        NettyRemotingServer hung = new NettyRemotingServer(NettyServerConfig.defaults(0));
-        List<CompletableFuture<RemotingCommand>> unanswered = new java.util.concurrent.CopyOnWriteArrayList<>();
-        hung.registerProcessor(CODE, (context, request) -> {
-            CompletableFuture<RemotingCommand> never = new CompletableFuture<>();
-            unanswered.add(never);
-            return never;
-        }, hungExecutor);
-        hung.start();
-        try {
+        try (HungMaster hung = new HungMaster()) {
             RecordingJob job = new RecordingJob();
             SlaveSynchronize sync = sync(job);
-            masterAddress.set(Optional.of("127.0.0.1:" + hung.localPort()));
+            masterAddress.set(Optional.of(hung.address()));
             sync.start();
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !unanswered.isEmpty());
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> hung.asked());
             long start = System.nanoTime();
             sync.shutdown();
             long tookMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             // the request in flight fails when the service is told to stop, instead of waiting out its timeout
             assertTrue(tookMs < SlaveSynchronize.REQUEST_TIMEOUT_MS / 2, "took " + tookMs + " ms");
             assertEquals(0, job.applied.get());
-        } finally {
+        }
+    }
+
+    /** A master that accepts connections and never answers a request (hung, or cut off behind a live port). */
+    private static final class HungMaster implements AutoCloseable {
+        private final RequestExecutor executor = RequestExecutor.create("HungMaster_", 1, 100, 0);
+        private final NettyRemotingServer server = new NettyRemotingServer(NettyServerConfig.defaults(0));
+        private final List<CompletableFuture<RemotingCommand>> unanswered = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        HungMaster() {
+            server.registerProcessor(CODE, (context, request) -> {
+                CompletableFuture<RemotingCommand> never = new CompletableFuture<>();
+                unanswered.add(never);
+                return never;
+            }, executor);
+            server.start();
+        }
+
+        String address() {
+            return "127.0.0.1:" + server.localPort();
+        }
+
+        boolean asked() {
+            return !unanswered.isEmpty();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            // answered now, so that the server's shutdown does not wait out its drain timeout
             unanswered.forEach(f -> f.complete(RemotingCommand.response(ResponseCode.SYSTEM_BUSY, "shutting down")));
-            hung.shutdown();
-            hungExecutor.shutdown(5000);
+            server.shutdown();
+            executor.shutdown(5000);
         }
     }
 }
