@@ -218,11 +218,13 @@ public final class RemotingControllerClient implements ControllerApi {
 
     /**
      * The leader, asking the nodes until one names a leader other than {@code notThis} (null: any), for at most
-     * one request timeout.
+     * one request timeout; when the nodes still name {@code notThis} at the end, it is the leader to try again (a
+     * one-node Controller, or a leader that was not ready yet: DLedger names itself before it serves requests).
      */
     private String discoverLeader(String notThis) throws ControllerException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
         ControllerException last = null;
+        boolean namedAgain = false;
         while (true) {
             try {
                 ControllerMetadata meta = metadata();
@@ -233,9 +235,15 @@ public final class RemotingControllerClient implements ControllerApi {
                     }
                     return found;
                 }
+                namedAgain = !found.isEmpty();
                 leader = null;
             } catch (ControllerException e) {
                 last = e;
+                namedAgain = false;
+            }
+            if (System.nanoTime() - deadline >= 0 && namedAgain && !closed) {
+                log.info("the Controller still names {} its leader; trying it again", notThis);
+                return notThis;
             }
             if (System.nanoTime() - deadline >= 0 || closed) {
                 throw new ControllerException(ControllerException.UNREACHABLE, "the Controller " + addresses
