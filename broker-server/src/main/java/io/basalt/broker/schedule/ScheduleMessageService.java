@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.SortedMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -205,8 +204,8 @@ public final class ScheduleMessageService {
      * always answers its table ({@code ScheduleMessageService.encode()}), and its slaves log an error at every sync
      * for anything else.
      */
-    public Optional<byte[]> delayOffsetBody() {
-        return Optional.of(currentTable().encodeCompact());
+    public byte[] delayOffsetBody() {
+        return currentTable().encodeCompact();
     }
 
     /** GET_BROKER_RUNTIME_INFO's {@code scheduleMessageOffset_<level>} = "delayOffset,cqMaxOffset" per stored level. */

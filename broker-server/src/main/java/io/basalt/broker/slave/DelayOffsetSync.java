@@ -13,9 +13,10 @@ import org.slf4j.LoggerFactory;
 /**
  * GET_ALL_DELAY_OFFSET: the master's body replaces {@code config/delayOffset.json} as it is (RocketMQ's
  * {@code syncDelayOffset}, fastjson's unquoted delay levels included). A slave's schedule service does not run; it
- * reads the file when this slave becomes master, and a slave answers the file's content to its own slaves. A master with no level delivered
- * yet answers an empty table, which replaces the file as on RocketMQ; a master that has no table to answer gives
- * SYSTEM_ERROR "No delay offset in this broker": nothing to copy, the file stays as it is.
+ * reads the file when this slave becomes master, and a slave answers the file's content to its own slaves. A master
+ * with no level delivered yet answers an empty table, which replaces the file as on RocketMQ; a master that answers
+ * SYSTEM_ERROR "No delay offset in this broker" (RocketMQ's answer when it has no table): nothing to copy, the file
+ * stays as it is.
  */
 final class DelayOffsetSync implements MetadataSync {
     private static final Logger log = LoggerFactory.getLogger(DelayOffsetSync.class);

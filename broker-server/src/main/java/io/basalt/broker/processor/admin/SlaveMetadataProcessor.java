@@ -22,9 +22,7 @@ import io.basalt.remoting.protocol.ResponseCode;
  * {@code ConsumerOffsetManager} JSON: {@code dataVersion}, {@code offsetTable} with unquoted queue ids),
  * GET_ALL_DELAY_OFFSET and GET_ALL_MESSAGE_REQUEST_MODE. GET_ALL_DELAY_OFFSET is the schedule service's
  * table ({@code delayOffset.json} in compact form; on a slave, the copy of its master's), an empty table as RocketMQ's
- * running broker answers it; only a broker without a table to answer gives RocketMQ's SYSTEM_ERROR "No delay offset
- * in this broker". Basalt has no POP yet, so GET_ALL_MESSAGE_REQUEST_MODE
- * answers what {@code config/messageRequestMode.json} holds (a store taken over from RocketMQ, or a promoted
+ * running broker answers it. Basalt has no POP yet, so GET_ALL_MESSAGE_REQUEST_MODE answers what {@code config/messageRequestMode.json} holds (a store taken over from RocketMQ, or a promoted
  * slave's copy), a missing file RocketMQ's answer of an empty manager, {@code {"messageRequestModeMap":{}}}.
  * Safe for concurrent calls.
  */
@@ -32,14 +30,14 @@ public final class SlaveMetadataProcessor implements RequestProcessor {
     static final byte[] NO_REQUEST_MODES = "{\"messageRequestModeMap\":{}}".getBytes(StandardCharsets.UTF_8);
 
     private final ConsumerOffsetManager offsets;
-    private final Supplier<Optional<byte[]>> delayOffsets;
+    private final Supplier<byte[]> delayOffsets;
     private final JsonConfigFile requestModes;
 
     /**
      * @param configDir    the broker's {@code <storePathRootDir>/config}
-     * @param delayOffsets the GET_ALL_DELAY_OFFSET body, empty when there is no table to answer
+     * @param delayOffsets the GET_ALL_DELAY_OFFSET body
      */
-    public SlaveMetadataProcessor(ConsumerOffsetManager offsets, Path configDir, Supplier<Optional<byte[]>> delayOffsets) {
+    public SlaveMetadataProcessor(ConsumerOffsetManager offsets, Path configDir, Supplier<byte[]> delayOffsets) {
         this.offsets = offsets;
         this.delayOffsets = delayOffsets;
         this.requestModes = new JsonConfigFile(configDir.resolve("messageRequestMode.json"));
@@ -51,9 +49,7 @@ public final class SlaveMetadataProcessor implements RequestProcessor {
         RemotingCommand response = switch (request.code()) {
             case RequestCode.GET_ALL_CONSUMER_OFFSET ->
                 success(new ConsumerOffsetSerializeWrapper(offsets.offsetTable(), offsets.dataVersion()).encode());
-            case RequestCode.GET_ALL_DELAY_OFFSET -> delayOffsets.get()
-                .map(SlaveMetadataProcessor::success)
-                .orElseGet(() -> RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "No delay offset in this broker"));
+            case RequestCode.GET_ALL_DELAY_OFFSET -> success(delayOffsets.get());
             case RequestCode.GET_ALL_MESSAGE_REQUEST_MODE -> success(nonEmpty(requestModes.loadExactly())
                 .orElse(NO_REQUEST_MODES));
             default -> RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
