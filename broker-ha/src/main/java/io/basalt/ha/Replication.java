@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.basalt.ha.autoswitch.AutoSwitchClient;
+import io.basalt.ha.master.HAListener;
 import io.basalt.ha.master.HAService;
 import io.basalt.ha.slave.HAClient;
 import io.basalt.ha.slave.MasterLocator;
@@ -50,6 +51,8 @@ public final class Replication {
     private volatile String writeSuspension;
     private volatile Consumer<String> fenceListener = reason -> { };
     private volatile HAService master;
+    /** The HA port's threads (and, in controller mode, the port), kept across every master endpoint this broker runs. */
+    private final HAListener haListener = new HAListener();
     private volatile ReplicaClient slave;
     private volatile MasterLocator locator = MasterLocator.NONE;
     private boolean started;
@@ -106,6 +109,10 @@ public final class Replication {
         started = true;
         if (controllerMode) {
             LOG.info("Controller mode: no replication role until the controller gives one; writes are refused until then");
+            // any replica may be elected: the HA port is bound from the start (refusing slaves until this broker is
+            // master), so a promotion only attaches its endpoint, and a port taken meanwhile cannot fail it
+            haListener.listen(config.haListenPort());
+            haListener.prestart();
             return;
         }
         if (role == BrokerRole.SLAVE) {
@@ -137,7 +144,7 @@ public final class Replication {
     }
 
     private void startMaster(boolean waitForSlave) throws IOException {
-        HAService service = new HAService(store, epochs, config, self, waitForSlave);
+        HAService service = new HAService(store, epochs, config, self, waitForSlave, haListener);
         service.onFenced(reason -> fenceListener.accept(reason));
         service.start();
         master = service;
@@ -219,9 +226,9 @@ public final class Replication {
                 + " already recorded epoch " + local + " (" + epochs.entries() + "); the controller's data is older than"
                 + " this store's");
         }
-        writeSuspension = null;
         HAService running = master;
         if (roleAssigned && role.isMaster() && running != null && epoch == local && !running.isFenced()) {
+            writeSuspension = null;
             return false;
         }
         long startNs = System.nanoTime();
@@ -238,10 +245,11 @@ public final class Replication {
         roleAssigned = true;
         // RocketMQ's AutoSwitch protocol on the HA port: RocketMQ 5 replicas and Basalt's AutoSwitchClient follow it,
         // and puts follow minInSyncReplicas, allAckInSyncStateSet and inSyncReplicas over the SyncStateSet
-        HAService service = HAService.controllerMode(store, epochs, config, self);
+        HAService service = HAService.controllerMode(store, epochs, config, self, haListener);
         service.onFenced(reason -> fenceListener.accept(reason));
         service.start();
         master = service;
+        writeSuspension = null;
         long listeningNs = System.nanoTime();
         // each step is on the failover's critical path: the operator sees which one a slow promotion spent its time in
         LOG.warn("Controller mode: master of epoch {} (controller id {}) at CommitLog offset {}, in {} ms (replication"
@@ -263,16 +271,18 @@ public final class Replication {
      */
     public synchronized boolean becomeSlave(long epoch, long brokerId, InetSocketAddress masterHaAddress) {
         requireControllerMode();
-        writeSuspension = null;
         boolean same = roleAssigned && role == BrokerRole.SLAVE && self.brokerId() == brokerId
             && java.util.Objects.equals(this.masterHaAddress, masterHaAddress);
         if (same && (masterHaAddress == null || slave != null)) {
             return false;
         }
-        stopEndpoints();
-        self = new Peer(brokerId, self.brokerAddr());
+        // writes are refused before the master endpoint stops: a send let in while it stops would be written with
+        // nobody left to wait for its replicas, and the new master's truncation would cut what was acknowledged
         role = BrokerRole.SLAVE;
         roleAssigned = true;
+        writeSuspension = null;
+        stopEndpoints();
+        self = new Peer(brokerId, self.brokerAddr());
         this.masterHaAddress = masterHaAddress;
         if (masterHaAddress != null) {
             AutoSwitchClient client = new AutoSwitchClient(store, epochs, config, self, masterHaAddress, null);
@@ -394,7 +404,7 @@ public final class Replication {
         }
     }
 
-    /** Stops the endpoint (answering waiting puts). Idempotent. */
+    /** Stops the endpoint (answering waiting puts) and the HA port's threads. Idempotent. */
     public synchronized void shutdown() {
         ReplicaClient c = slave;
         if (c != null) {
@@ -404,6 +414,7 @@ public final class Replication {
         if (m != null) {
             m.shutdown();
         }
+        haListener.close();
     }
 
     public BrokerRole role() {

@@ -88,4 +88,64 @@ class ControllerRoleChangeTest {
             }
         }
     }
+
+    @Test
+    void aSuspendedMasterToldToFollowAnotherNeverAcceptsWritesOnTheWayAndItsStoreRefusesPutsAfter() throws Exception {
+        try (HANode a = HANode.open(dir.resolve("a"), FlushDiskType.ASYNC_FLUSH)) {
+            Replication ra = Replication.controlled(a.store, a.epochs, HANode.config(), new Peer(-1, "127.0.0.1:10911"));
+            try {
+                ra.start();
+                assertTrue(ra.becomeMaster(1, 1));
+                int haPort = ra.haListenPort();
+                assertEquals(PutMessageStatus.PUT_OK, a.put("T", 0, 512).status());
+                ra.suspendWrites("no controller for 3000 ms");
+
+                // a send processor asks acceptsWrites() all along the role change
+                java.util.concurrent.atomic.AtomicBoolean watching = new java.util.concurrent.atomic.AtomicBoolean(true);
+                java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+                Thread watcher = new Thread(() -> {
+                    while (watching.get()) {
+                        if (ra.acceptsWrites()) {
+                            accepted.incrementAndGet();
+                        }
+                    }
+                }, "acceptsWrites-watcher");
+                watcher.start();
+                try {
+                    assertTrue(ra.becomeSlave(2, 1, null));
+                } finally {
+                    watching.set(false);
+                    watcher.join();
+                }
+                assertEquals(0, accepted.get(), "times a suspended master, becoming a slave, said it accepted writes");
+
+                // the HA port stays bound while this broker is a slave, and closes every connection at once
+                try (java.net.Socket probe = new java.net.Socket("127.0.0.1", haPort)) {
+                    probe.setSoTimeout(10_000);
+                    assertEquals(-1, probe.getInputStream().read(), "a slave's HA port closes the connection");
+                }
+
+                // a send that passed the role check just before the change reaches a store with no master endpoint:
+                // refused, not acknowledged with nobody to wait for its replicas
+                long end = a.store.getMaxPhyOffset();
+                assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, a.put("T", 0, 512).status());
+                assertEquals(end, a.store.getMaxPhyOffset());
+
+                // master again: puts are taken, on the HA threads of the first term (a promotion creates none)
+                List<String> haThreads = haThreadNames();
+                assertTrue(ra.becomeMaster(3, 1));
+                assertEquals(PutMessageStatus.PUT_OK, a.put("T", 0, 512).status());
+                assertEquals(haThreads, haThreadNames());
+                assertEquals(haPort, ra.haListenPort(), "the port bound at start, not a new one");
+                assertEquals(3, haThreads.size(), "one acceptor and two connection loops: " + haThreads);
+            } finally {
+                ra.shutdown();
+            }
+        }
+    }
+
+    private static List<String> haThreadNames() {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+            .filter(n -> n.startsWith("HAAcceptService") || n.startsWith("HAConnection_")).sorted().toList();
+    }
 }

@@ -48,6 +48,11 @@ final class StoreReplicatedLog implements ReplicatedLog {
     }
 
     @Override
+    public void removeAppendListener(AppendListener listener) {
+        commitLog.removeAppendListener(listener);
+    }
+
+    @Override
     public void setReplicaWait(ReplicaWait wait) {
         commitLog.setReplicaWait(wait);
     }

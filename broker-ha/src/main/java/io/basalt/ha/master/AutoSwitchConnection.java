@@ -1,30 +1,20 @@
 package io.basalt.ha.master;
 
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.autoswitch.AutoSwitchWire;
-import io.basalt.store.MessageStore;
-import io.basalt.store.SelectedBuffer;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
 
 /**
  * A controller-mode slave's connection on the master, in RocketMQ 5's AutoSwitch protocol
  * ({@link AutoSwitchWire}): a RocketMQ 5.2.0 slave in controller mode, or Basalt's
  * {@link io.basalt.ha.autoswitch.AutoSwitchClient}.
  *
- * <p>States: {@code HANDSHAKE} (waiting for the slave's 16 bytes) → {@code WAIT_REPORT} (epochs sent;
- * the slave truncates and reports where it stands) → {@code TRANSFER} → {@code CLOSED}. The first
+ * <p>States ({@link StreamConnection}): {@code HANDSHAKE} (waiting for the slave's 16 bytes) → {@code WAIT_START}
+ * (epochs sent; the slave truncates and reports where it stands) → {@code TRANSFER} → {@code CLOSED}. The first
  * report is the start: 0 from a new replica means the master's oldest offset, or the start of its
  * last file when the slave set {@code isSyncFromLastFile}; anything else must lie in the master's
  * [min, max] (else refused with the reason). Frames never span two epochs (each carries its
@@ -33,55 +23,28 @@ import io.netty.handler.timeout.IdleStateEvent;
  * master's end, or going back closes the connection, so no peer can make a put complete early.
  * Each valid one goes to the SyncStateSet tracker (join) and the write path.
  *
- * <p>Threads: everything but {@link #wakeup()}, {@link #close} and the getters runs on the
- * channel's event loop.
+ * <p>Threads: as {@link StreamConnection}'s.
  */
-final class AutoSwitchConnection extends ByteToMessageDecoder implements ReplicaConnection {
-    private static final Logger LOG = LoggerFactory.getLogger(AutoSwitchConnection.class);
+final class AutoSwitchConnection extends StreamConnection {
     static final String PROTOCOL = "AUTOSWITCH";
 
-    enum State { HANDSHAKE, WAIT_REPORT, TRANSFER, CLOSED }
-
-    private final HAService service;
     private final InSyncReplicas inSync;
-    private final MessageStore store;
-    private final Channel channel;
-    private final String remote;
-    private final int batchSize;
-    private final AtomicBoolean pumpScheduled = new AtomicBoolean();
 
-    private volatile State state = State.HANDSHAKE;
-    private volatile long ackOffset = -1;
     private volatile long slaveId = -1;
     private boolean syncFromLastFile;
     private boolean asyncLearner;
     private boolean emptySlave;
-    private long nextTransferOffset;
     /** The master's end when it last sent data: an ack reaching it means the slave caught up. */
     private long maxAtLastTransfer;
 
     AutoSwitchConnection(HAService service, InSyncReplicas inSync, Channel channel) {
-        this.service = service;
+        super(service, channel, State.HANDSHAKE);
         this.inSync = inSync;
-        this.store = service.store();
-        this.channel = channel;
-        this.remote = String.valueOf(channel.remoteAddress());
-        this.batchSize = service.config().haTransferBatchSize();
     }
 
     @Override
     public String protocol() {
         return PROTOCOL;
-    }
-
-    @Override
-    public boolean isTransferring() {
-        return state == State.TRANSFER;
-    }
-
-    @Override
-    public long ackOffset() {
-        return ackOffset;
     }
 
     @Override
@@ -94,65 +57,26 @@ final class AutoSwitchConnection extends ByteToMessageDecoder implements Replica
         return "";
     }
 
-    @Override
-    public String remoteAddress() {
-        return remote;
-    }
-
     boolean asyncLearner() {
         return asyncLearner;
     }
 
     @Override
-    public void wakeup() {
-        if (state == State.TRANSFER && pumpScheduled.compareAndSet(false, true)) {
-            channel.eventLoop().execute(() -> {
-                pumpScheduled.set(false);
-                pump();
-            });
-        }
+    String describe() {
+        return PROTOCOL + ", slave " + slaveId;
     }
 
     @Override
-    public void close(String reason) {
-        channel.eventLoop().execute(() -> refuse(reason, false));
-    }
-
-    private void state(State next, String reason) {
-        LOG.info("HA connection {} (AUTOSWITCH, slave {}): {} -> {} ({})", remote, slaveId, state, next, reason);
-        state = next;
-    }
-
-    @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        try {
-            while (state != State.CLOSED) {
-                AutoSwitchWire.SlaveMessage m = AutoSwitchWire.tryDecodeSlaveMessage(in);
-                if (m == null) {
-                    return;
-                }
-                if (m.handshake() != null) {
-                    onHandshake(ctx, m.handshake());
-                } else if (state == State.WAIT_REPORT) {
-                    onFirstReport(m.reportedOffset());
-                } else if (state == State.TRANSFER) {
-                    onReport(m.reportedOffset());
-                } else {
-                    refuse("a report before the handshake", true);
-                }
-            }
-            in.skipBytes(in.readableBytes());
-        } catch (AutoSwitchWire.ProtocolException e) {
-            in.skipBytes(in.readableBytes());
-            refuse(e.getMessage(), true);
-        }
-    }
-
-    private void onHandshake(ChannelHandlerContext ctx, AutoSwitchWire.SlaveHandshake h) {
-        if (state != State.HANDSHAKE) {
-            refuse("a second handshake in state " + state, true);
+    void handshake(ChannelHandlerContext ctx, ByteBuf in) {
+        AutoSwitchWire.SlaveMessage m = AutoSwitchWire.tryDecodeSlaveMessage(in);
+        if (m == null) {
             return;
         }
+        if (m.handshake() == null) {
+            refuse("a report before the handshake", true);
+            return;
+        }
+        AutoSwitchWire.SlaveHandshake h = m.handshake();
         slaveId = h.brokerId();
         syncFromLastFile = h.syncFromLastFile();
         asyncLearner = h.asyncLearner();
@@ -161,11 +85,24 @@ final class AutoSwitchConnection extends ByteToMessageDecoder implements Replica
         long max = store.getMaxPhyOffset();
         ctx.writeAndFlush(AutoSwitchWire.encodeMasterHandshake(ctx.alloc(),
             new AutoSwitchWire.MasterHandshake(max, lastEpoch, entries)));
-        state(State.WAIT_REPORT, "handshake: slave " + slaveId + (syncFromLastFile ? ", syncFromLastFile" : "")
+        state(State.WAIT_START, "handshake: slave " + slaveId + (syncFromLastFile ? ", syncFromLastFile" : "")
             + (asyncLearner ? ", async learner" : "") + "; sent epochs " + entries + ", max offset " + max);
     }
 
-    private void onFirstReport(long reported) {
+    @Override
+    long readReport(ByteBuf in) {
+        AutoSwitchWire.SlaveMessage m = AutoSwitchWire.tryDecodeSlaveMessage(in);
+        if (m == null) {
+            return NO_REPORT;
+        }
+        if (m.handshake() != null) {
+            throw new AutoSwitchWire.ProtocolException("a second handshake in state " + state);
+        }
+        return m.reportedOffset();
+    }
+
+    @Override
+    long startOffset(long reported) {
         long min = store.getMinPhyOffset();
         long max = store.getMaxPhyOffset();
         long start;
@@ -177,87 +114,75 @@ final class AutoSwitchConnection extends ByteToMessageDecoder implements Replica
             refuse("slave " + slaveId + " stands at offset " + reported + ", not held here [" + min + ", " + max + "]"
                 + (reported > max ? ": its log is longer than this master's (start it empty, or let the controller"
                 + " elect the replica with the longest log)" : ""), true);
-            return;
+            return -1;
         } else {
             start = reported;
         }
-        nextTransferOffset = start;
-        ackOffset = start;
         maxAtLastTransfer = start;
-        state(State.TRANSFER, "slave reported " + reported + ", streaming from " + start);
-        onValidAck(start);
-        pump();
+        return start;
     }
 
-    private void onReport(long ack) {
-        long max = store.getMaxPhyOffset();
-        if (ack > max) {
-            refuse("acknowledged offset " + ack + " is beyond the master's end " + max, true);
-        } else if (ack > nextTransferOffset) {
-            refuse("acknowledged offset " + ack + " is beyond what was sent (" + nextTransferOffset + ")", true);
-        } else if (ack < ackOffset) {
-            // a new replica reports 0 until its first data lands; anything else going back is a broken peer
-            if (!(emptySlave && ack == 0)) {
-                refuse("acknowledged offset " + ack + " went back from " + ackOffset, true);
-            }
-        } else {
-            ackOffset = ack;
-            onValidAck(ack);
-        }
+    /** A new replica reports 0 until its first data lands; anything else going back is a broken peer. */
+    @Override
+    boolean ignoresReport(long report) {
+        return emptySlave && report == 0;
     }
 
-    private void onValidAck(long ack) {
+    @Override
+    void onValidAck(long ack) {
         boolean caughtUp = ack >= maxAtLastTransfer;
         inSync.syncStateSet().onAck(slaveId, ack, caughtUp, asyncLearner, inSync.confirmOffset(), inSync.currentEpochStart());
         inSync.onChange();
     }
 
-    /** Writes frames while the channel accepts them and there is data. Event loop only. */
-    private void pump() {
-        if (state != State.TRANSFER) {
-            return;
+    /** Frames never span two epochs: a frame ends where the epoch of its first byte does. */
+    @Override
+    long frameLimit(long offset) {
+        Epoch epoch = epochOf(offset);
+        if (epoch == null) {
+            refuse("offset " + offset + " lies before this master's first epoch " + service.epochEntries()
+                + ": it cannot be sent on the AutoSwitch wire", false);
+            return -1;
         }
-        boolean wrote = false;
-        try {
-            while (channel.isWritable() && state == State.TRANSFER) {
-                long max = store.getMaxPhyOffset();
-                if (nextTransferOffset >= max) {
-                    inSync.syncStateSet().onCaughtUp(slaveId);
-                    break;
-                }
-                Epoch epoch = epochOf(nextTransferOffset);
-                if (epoch == null) {
-                    refuse("offset " + nextTransferOffset + " lies before this master's first epoch " + service.epochEntries()
-                        + ": it cannot be sent on the AutoSwitch wire", false);
-                    break;
-                }
-                SelectedBuffer selected = store.replicatedLog().select(nextTransferOffset);
-                if (selected == null) {
-                    if (nextTransferOffset < store.getMinPhyOffset()) {
-                        refuse("offset " + nextTransferOffset + " was deleted before the slave got it", false);
-                    }
-                    break;
-                }
-                int size = (int) Math.min(Math.min(selected.size(), batchSize), epoch.end() - nextTransferOffset);
-                if (size <= 0) {
-                    selected.release();
-                    break;
-                }
-                ByteBuf header = AutoSwitchWire.encodeTransferHeader(channel.alloc(), new AutoSwitchWire.TransferHeader(size,
-                    nextTransferOffset, epoch.epoch(), epoch.startOffset(), inSync.frameConfirmOffset()));
-                ByteBuf body = Unpooled.wrappedBuffer(selected.buffer().slice(0, size));
-                channel.write(header);
-                channel.write(body).addListener(f -> selected.release());
-                nextTransferOffset += size;
-                maxAtLastTransfer = max;
-                wrote = true;
-            }
-        } catch (AutoSwitchWire.ProtocolException e) {
-            refuse(e.getMessage(), false);
+        return epoch.end() - offset;
+    }
+
+    @Override
+    ByteBuf beginFrame(long offset, int size, long masterEnd) {
+        Epoch epoch = epochOf(offset);
+        maxAtLastTransfer = masterEnd;
+        return AutoSwitchWire.encodeTransferHeader(channel.alloc(), new AutoSwitchWire.TransferHeader(size, offset,
+            epoch.epoch(), epoch.startOffset(), inSync.frameConfirmOffset()));
+    }
+
+    @Override
+    void onCaughtUp() {
+        inSync.syncStateSet().onCaughtUp(slaveId);
+    }
+
+    /** An empty frame of the epoch the next byte belongs to (the first epoch before any), with the confirmOffset. */
+    @Override
+    ByteBuf heartbeat() {
+        long next = nextTransferOffset();
+        Epoch epoch = epochOf(next);
+        List<EpochFile.Entry> entries = service.epochEntries();
+        if (epoch == null && !entries.isEmpty()) {
+            EpochFile.Entry first = entries.get(0);
+            epoch = new Epoch(AutoSwitchWire.toWireEpoch(first.epoch()), first.startOffset(), Long.MAX_VALUE);
         }
-        if (wrote) {
-            channel.flush();
+        int e = epoch == null ? 0 : epoch.epoch();
+        long start = epoch == null ? 0 : epoch.startOffset();
+        return AutoSwitchWire.encodeTransferHeader(channel.alloc(),
+            new AutoSwitchWire.TransferHeader(0, next, e, start, inSync.frameConfirmOffset()));
+    }
+
+    /** The slave leaves the SyncStateSet's tracker unless another connection of it remains. */
+    @Override
+    void onClosed() {
+        if (slaveId >= 0 && !service.hasOtherConnection(this, slaveId)) {
+            inSync.syncStateSet().onDisconnect(slaveId);
         }
+        inSync.onChange();
     }
 
     private record Epoch(int epoch, long startOffset, long end) {
@@ -274,77 +199,5 @@ final class AutoSwitchConnection extends ByteToMessageDecoder implements Replica
             }
         }
         return null;
-    }
-
-    private void heartbeat(ChannelHandlerContext ctx) {
-        Epoch epoch = epochOf(nextTransferOffset);
-        List<EpochFile.Entry> entries = service.epochEntries();
-        if (epoch == null && !entries.isEmpty()) {
-            EpochFile.Entry first = entries.get(0);
-            epoch = new Epoch(AutoSwitchWire.toWireEpoch(first.epoch()), first.startOffset(), Long.MAX_VALUE);
-        }
-        int e = epoch == null ? 0 : epoch.epoch();
-        long start = epoch == null ? 0 : epoch.startOffset();
-        ctx.writeAndFlush(AutoSwitchWire.encodeTransferHeader(ctx.alloc(),
-            new AutoSwitchWire.TransferHeader(0, nextTransferOffset, e, start, inSync.frameConfirmOffset())));
-    }
-
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().isWritable()) {
-            pump();
-        }
-        super.channelWritabilityChanged(ctx);
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt instanceof IdleStateEvent idle) {
-            if (idle.state() == IdleState.READER_IDLE) {
-                refuse("nothing from the slave for " + service.config().haHousekeepingInterval() + " ms", false);
-            } else if (idle.state() == IdleState.WRITER_IDLE && state == State.TRANSFER) {
-                try {
-                    heartbeat(ctx);
-                } catch (AutoSwitchWire.ProtocolException e) {
-                    refuse(e.getMessage(), false);
-                }
-            }
-            return;
-        }
-        super.userEventTriggered(ctx, evt);
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        if (state != State.CLOSED) {
-            state(State.CLOSED, "connection closed by the slave or the network");
-            leave();
-        }
-        super.channelInactive(ctx);
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        refuse("I/O error: " + cause, false);
-    }
-
-    private void refuse(String reason, boolean slaveBrokeProtocol) {
-        if (state == State.CLOSED) {
-            return;
-        }
-        if (slaveBrokeProtocol) {
-            LOG.error("HA connection {} (AUTOSWITCH, slave {}) refused: {}", remote, slaveId, reason);
-        }
-        state(State.CLOSED, reason);
-        leave();
-        channel.close();
-    }
-
-    private void leave() {
-        service.unregister(this);
-        if (slaveId >= 0 && !service.hasOtherConnection(this, slaveId)) {
-            inSync.syncStateSet().onDisconnect(slaveId);
-        }
-        inSync.onChange();
     }
 }

@@ -26,7 +26,7 @@ final class ClassicConnection extends StreamConnection {
     private boolean emptySlave;
 
     ClassicConnection(HAService service, Channel channel) {
-        super(service, channel, State.WAIT_REQUEST);
+        super(service, channel, State.WAIT_START);
         LOG.info("HA connection {}: a classic RocketMQ replica (no epochs: its log is not checked for divergence"
             + " from this master's)", remote);
     }

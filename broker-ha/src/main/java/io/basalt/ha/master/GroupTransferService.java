@@ -75,6 +75,10 @@ final class GroupTransferService extends ServiceThread implements ReplicaWait {
         Request request = new Request(nextOffset, System.nanoTime() + slaveTimeoutNs, new CompletableFuture<>());
         incoming.offer(request);
         wakeup();
+        if (isStopped()) {
+            // the service stopped between the check above and the offer: its last drain may have missed this one
+            answerWaitingPuts();
+        }
         return request.future();
     }
 
@@ -132,6 +136,10 @@ final class GroupTransferService extends ServiceThread implements ReplicaWait {
     /** Nobody will acknowledge any more: every waiting put gets FLUSH_SLAVE_TIMEOUT (its message is stored). */
     @Override
     protected void onShutdown() {
+        answerWaitingPuts();
+    }
+
+    private void answerWaitingPuts() {
         settleLock.lock();
         try {
             incoming.drain(waiting::add);

@@ -53,7 +53,7 @@ final class HAConnection extends StreamConnection {
         HAWire.Welcome welcome = new HAWire.Welcome(epoch, store.getMinPhyOffset(), store.getMaxPhyOffset(),
             service.epochEntries(), service.self().brokerAddr());
         ctx.writeAndFlush(HAWire.encodeWelcome(ctx.alloc(), welcome));
-        state(State.WAIT_REQUEST, "HELLO: slave " + hello.brokerId() + "@" + hello.brokerAddr() + ", epoch "
+        state(State.WAIT_START, "HELLO: slave " + hello.brokerId() + "@" + hello.brokerAddr() + ", epoch "
             + hello.slaveEpoch() + ", max offset " + hello.slaveMaxOffset());
     }
 

@@ -6,16 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.ha.EpochFile;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
@@ -23,18 +21,15 @@ import io.basalt.ha.SlaveStatus;
 import io.basalt.ha.autoswitch.SyncStateSetTracker;
 import io.basalt.store.MessageStore;
 import io.basalt.store.StoredMessage;
+import io.basalt.store.spi.AppendListener;
+import io.basalt.store.spi.ReplicaWait;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.concurrent.Future;
 
 /**
  * The master side of replication: listens on {@code haListenPort} (Netty, like the remoting server)
@@ -42,7 +37,12 @@ import io.netty.util.concurrent.FastThreadLocalThread;
  * for. A new connection's first bytes choose its protocol ({@link HAProtocolDispatcher}): a Basalt
  * slave's HELLO gets an {@link HAConnection}, anything else a RocketMQ classic slave's
  * {@link ClassicConnection}. With {@code syncMaster} it installs a {@link GroupTransferService} as the CommitLog's
- * replica wait, so a put completes only once a slave acknowledged its bytes.
+ * replica wait, so a put completes only once a slave acknowledged its bytes. When it stops, it leaves
+ * {@link ReplicaWait#STOPPED} behind: no put is acknowledged without the wait it would have needed.
+ *
+ * <p>Its threads are an {@link HAListener}'s, shared with the broker's other endpoints. A classic-mode
+ * service binds {@code haListenPort} itself; a controller-mode broker's listener has the port bound for
+ * the broker's life, and the service only takes its connections while it runs.
  *
  * <p>The service owns the store's master generation: on the first start of a store with no history
  * it starts epoch 1; {@link #promote} (a slave becoming master) starts the next one. A slave that
@@ -57,6 +57,8 @@ public final class HAService {
     private static final long STATUS_LOG_PERIOD_S = 30;
     /** Controller mode: how often members that fell behind are taken out of the SyncStateSet, ms. */
     private static final long SYNC_STATE_SET_CHECK_MS = 1000;
+    /** How long a stop waits for each connection to close on a listener it does not own. */
+    private static final long CONNECTION_CLOSE_WAIT_MS = 2000;
 
     private final MessageStore store;
     private final EpochFile epochs;
@@ -64,7 +66,8 @@ public final class HAService {
     private final Peer self;
     private final boolean syncMaster;
     private final Set<ReplicaConnection> connections = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger threadIndex = new AtomicInteger();
+    /** Orders {@link #register} against {@link #shutdown} (never held while waiting for an event loop). */
+    private final Object connectionsLock = new Object();
     private final GroupTransferService groupTransfer;
     /**
      * The protocols the HA port speaks, in the order {@link HAProtocolDispatcher} asks them. A third
@@ -74,17 +77,40 @@ public final class HAService {
     private final List<HAProtocol> protocols;
     /** Controller mode: the SyncStateSet, confirmOffset and write path; null in classic mode. */
     private final InSyncReplicas inSync;
-    private EventLoopGroup boss;
-    private EventLoopGroup workers;
+    /** The HA port's threads (and port); shared with the other endpoints of the broker's life unless {@link #ownsListener}. */
+    private final HAListener listener;
+    private final boolean ownsListener;
+    /** Whether this endpoint took connections from the listener's port rather than binding its own. */
+    private boolean attached;
+    private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
     private Channel serverChannel;
     private volatile long epoch;
     private volatile String fencedReason;
     private final AtomicBoolean fenceOnce = new AtomicBoolean();
     private volatile Consumer<String> fenceListener = reason -> { };
     private volatile boolean running;
+    /** Wakes every connection when the log grows; registered while the service runs. */
+    private final AppendListener wakeConnections = maxReadable -> {
+        if (running) {
+            for (ReplicaConnection c : connections) {
+                c.wakeup();
+            }
+        }
+    };
 
     public HAService(MessageStore store, EpochFile epochs, HAConfig config, Peer self, boolean syncMaster) {
+        this(store, epochs, config, self, syncMaster, null);
+    }
+
+    /**
+     * A classic-mode master on {@code listener}'s threads (null: threads of its own, stopped with it), which it
+     * does not close.
+     */
+    public HAService(MessageStore store, EpochFile epochs, HAConfig config, Peer self, boolean syncMaster,
+                     HAListener listener) {
         this.store = store;
+        this.ownsListener = listener == null;
+        this.listener = listener == null ? new HAListener() : listener;
         this.self = self;
         this.epochs = epochs;
         this.config = config;
@@ -95,8 +121,10 @@ public final class HAService {
         this.inSync = null;
     }
 
-    private HAService(MessageStore store, EpochFile epochs, HAConfig config, Peer self) {
+    private HAService(MessageStore store, EpochFile epochs, HAConfig config, Peer self, HAListener listener) {
         this.store = store;
+        this.ownsListener = listener == null;
+        this.listener = listener == null ? new HAListener() : listener;
         this.self = self;
         this.epochs = epochs;
         this.config = config;
@@ -118,7 +146,13 @@ public final class HAService {
      * @param self this master, with its controller broker id (the SyncStateSet's master member)
      */
     public static HAService controllerMode(MessageStore store, EpochFile epochs, HAConfig config, Peer self) {
-        return new HAService(store, epochs, config, self);
+        return new HAService(store, epochs, config, self, null);
+    }
+
+    /** {@link #controllerMode(MessageStore, EpochFile, HAConfig, Peer)} on {@code listener}, which it does not close. */
+    public static HAService controllerMode(MessageStore store, EpochFile epochs, HAConfig config, Peer self,
+                                           HAListener listener) {
+        return new HAService(store, epochs, config, self, listener);
     }
 
     /** Controller mode's protocol: every connection is an AutoSwitch one (anything else is refused by it, named). */
@@ -151,44 +185,47 @@ public final class HAService {
             epochs.startEpoch(store.getMaxPhyOffset());
         }
         epoch = epochs.lastEpoch();
-        boss = new MultiThreadIoEventLoopGroup(1, named("HAAcceptService"), NioIoHandler.newFactory());
-        workers = new MultiThreadIoEventLoopGroup(2, named("HAConnection_"), NioIoHandler.newFactory());
-        ServerBootstrap bootstrap = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
-            .childHandler(new ChannelInitializer<SocketChannel>() {
+        EventLoopGroup workers = listener.workers();
+        attached = listener.isListening();
+        if (!attached) {
+            ServerBootstrap bootstrap = listener.bootstrap(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast(new IdleStateHandler(config.haHousekeepingInterval(),
-                        config.haSendHeartbeatInterval(), 0, TimeUnit.MILLISECONDS),
-                        new HAProtocolDispatcher(HAService.this, protocols));
+                    initConnection(ch);
                 }
             });
-        try {
-            serverChannel = bootstrap.bind(config.haListenPort()).syncUninterruptibly().channel();
-        } catch (RuntimeException e) {
-            shutdownGroups();
-            throw new IOException("HA service cannot listen on port " + config.haListenPort() + ": " + e, e);
-        }
-        store.replicatedLog().addAppendListener(max -> {
-            if (running) {
-                for (ReplicaConnection c : connections) {
-                    c.wakeup();
+            try {
+                serverChannel = bootstrap.bind(config.haListenPort()).syncUninterruptibly().channel();
+            } catch (RuntimeException e) {
+                if (ownsListener) {
+                    listener.close();
                 }
+                throw new IOException("HA service cannot listen on port " + config.haListenPort() + ": " + e, e);
             }
-        });
+        }
+        store.replicatedLog().addAppendListener(wakeConnections);
         if (groupTransfer != null) {
             groupTransfer.start();
             store.replicatedLog().setReplicaWait(groupTransfer);
         }
         if (inSync != null) {
             inSync.start();
-            workers.next().scheduleAtFixedRate(inSync::shrink, SYNC_STATE_SET_CHECK_MS, SYNC_STATE_SET_CHECK_MS,
-                TimeUnit.MILLISECONDS);
+        }
+        if (groupTransfer == null && inSync == null) {
+            // an ASYNC_MASTER waits for no replica (a stopped predecessor left ReplicaWait.STOPPED behind)
+            store.replicatedLog().setReplicaWait(ReplicaWait.NONE);
+        }
+        if (inSync != null) {
+            periodic.add(workers.next().scheduleAtFixedRate(inSync::shrink, SYNC_STATE_SET_CHECK_MS,
+                SYNC_STATE_SET_CHECK_MS, TimeUnit.MILLISECONDS));
         }
         running = true;
-        workers.next().scheduleAtFixedRate(this::logStatus, STATUS_LOG_PERIOD_S, STATUS_LOG_PERIOD_S, TimeUnit.SECONDS);
+        if (attached) {
+            // controller mode: the port is bound for the broker's life; this endpoint takes its connections from now
+            listener.attach(this);
+        }
+        periodic.add(workers.next().scheduleAtFixedRate(this::logStatus, STATUS_LOG_PERIOD_S, STATUS_LOG_PERIOD_S,
+            TimeUnit.SECONDS));
         LOG.info("HAService listening on port {}, epoch {}, CommitLog [{}, {})", localPort(), epoch,
             store.getMinPhyOffset(), store.getMaxPhyOffset());
         if (syncMaster) {
@@ -201,39 +238,53 @@ public final class HAService {
 
     /** Stops listening, closes every connection and answers every waiting put. Idempotent. */
     public synchronized void shutdown() {
-        if (!running && boss == null) {
+        if (!running) {
             return;
         }
-        running = false;
+        synchronized (connectionsLock) {
+            running = false;
+        }
+        periodic.forEach(f -> f.cancel(false));
+        periodic.clear();
         if (groupTransfer != null) {
-            store.replicatedLog().setReplicaWait(null);
+            // puts are refused from here on; those already admitted get their answer from the service they waited on
+            store.replicatedLog().setReplicaWait(ReplicaWait.STOPPED);
             groupTransfer.shutdown();
         }
         if (inSync != null) {
             inSync.shutdown();
         }
-        if (serverChannel != null) {
+        // a broker changes roles many times in its life: a stopped service must not stay in the append path
+        store.replicatedLog().removeAppendListener(wakeConnections);
+        if (attached) {
+            listener.detach(this);
+        } else if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }
+        List<Future<?>> closing = new ArrayList<>();
         for (ReplicaConnection c : connections) {
-            c.close("HA service shutting down");
+            closing.add(c.close("HA service shutting down"));
         }
-        shutdownGroups();
+        if (ownsListener) {
+            listener.close();
+        } else {
+            // the listener runs on: wait for the connections to be closed, so that none outlives its service
+            for (Future<?> f : closing) {
+                f.awaitUninterruptibly(CONNECTION_CLOSE_WAIT_MS);
+            }
+        }
         LOG.info("HAService stopped");
-    }
-
-    private void shutdownGroups() {
-        if (boss != null) {
-            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-            boss = null;
-            workers = null;
-        }
     }
 
     /** The bound HA port. */
     public int localPort() {
-        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+        return attached ? listener.localPort() : ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Sets up a slave's connection on this endpoint (idle checks, then the protocol its first bytes choose). */
+    void initConnection(SocketChannel ch) {
+        ch.pipeline().addLast(new IdleStateHandler(config.haHousekeepingInterval(), config.haSendHeartbeatInterval(), 0,
+            TimeUnit.MILLISECONDS), new HAProtocolDispatcher(this, protocols));
     }
 
     /** This master's generation. */
@@ -381,11 +432,14 @@ public final class HAService {
     }
 
     boolean register(ReplicaConnection c) {
-        if (!running) {
-            return false;
+        // against shutdown: a connection is either refused here or in the set shutdown closes
+        synchronized (connectionsLock) {
+            if (!running) {
+                return false;
+            }
+            connections.add(c);
+            return true;
         }
-        connections.add(c);
-        return true;
     }
 
     Set<ReplicaConnection> connections() {
@@ -429,9 +483,4 @@ public final class HAService {
         }
     }
 
-    private ThreadFactory named(String prefix) {
-        // One counter across both groups, as RocketMQ numbers its HAConnection threads.
-        return DaemonThreads.factory(index -> prefix.endsWith("_") ? prefix + threadIndex.incrementAndGet() : prefix,
-            FastThreadLocalThread::new);
-    }
 }

@@ -95,7 +95,7 @@ final class InSyncReplicas implements ReplicaWait {
     }
 
     void shutdown() {
-        store.replicatedLog().setReplicaWait(null);
+        store.replicatedLog().setReplicaWait(ReplicaWait.STOPPED);
         if (config.allAckInSyncStateSet()) {
             store.replicatedLog().setDispatchLimit(null);
         }
@@ -114,7 +114,8 @@ final class InSyncReplicas implements ReplicaWait {
 
     @Override
     public PutMessageStatus admit(BrokerMessage message) {
-        return syncStateSet.effective().size() < config.minInSyncReplicas() ? PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH : null;
+        return message.waitStoreMsgOk() && syncStateSet.effective().size() < config.minInSyncReplicas()
+            ? PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH : null;
     }
 
     @Override

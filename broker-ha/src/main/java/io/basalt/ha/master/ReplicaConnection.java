@@ -1,6 +1,7 @@
 package io.basalt.ha.master;
 
 import io.netty.channel.ChannelHandler;
+import io.netty.util.concurrent.Future;
 
 /**
  * One slave's connection on the master, whatever its protocol: what {@link HAService} needs to list
@@ -32,6 +33,6 @@ interface ReplicaConnection extends ChannelHandler {
     /** New CommitLog bytes are readable. */
     void wakeup();
 
-    /** Closes the connection for {@code reason}. */
-    void close(String reason);
+    /** Closes the connection for {@code reason} on its event loop; the future completes once it is closed. */
+    Future<?> close(String reason);
 }

@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.basalt.ha.HAWire;
+import io.basalt.ha.autoswitch.AutoSwitchWire;
 import io.basalt.store.MessageStore;
 import io.basalt.store.SelectedBuffer;
 import io.netty.buffer.ByteBuf;
@@ -16,32 +17,34 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.Future;
 
 /**
- * The part every protocol shares once a slave asked for an offset: RocketMQ's classic stream of
- * data frames (12-byte header, raw CommitLog bytes never spanning two files, at most
- * haTransferBatchSize) answered by 8-byte offset reports. Subclasses bring the slave to
- * {@link State#WAIT_REQUEST} (Basalt after its handshake, classic at once) and decide the start
- * offset. States: {@code HANDSHAKE} → {@code WAIT_REQUEST} → {@code TRANSFER} → {@code CLOSED};
- * every transition goes through {@link #state} and is logged with its reason.
+ * What every replication protocol shares on the master once its slave is connected: a handshake (or none),
+ * the slave's start offset, then a stream of data frames (raw CommitLog bytes never spanning two files, at most
+ * haTransferBatchSize) answered by offset reports. Subclasses bring the protocol's handshake, report and frame
+ * formats ({@link #handshake}, {@link #readReport}, {@link #beginFrame}), decide the start offset
+ * ({@link #startOffset}) and say what an acknowledgement means to them ({@link #onValidAck}). States:
+ * {@code HANDSHAKE} → {@code WAIT_START} → {@code TRANSFER} → {@code CLOSED}; every transition goes through
+ * {@link #state} and is logged with its reason.
  *
- * <p>Reports are validated, unlike RocketMQ's (apache/rocketmq#3015): an acknowledgement beyond what
- * was sent, beyond the master's end or below an earlier one closes the connection, so no peer can
- * make a SYNC_MASTER acknowledge a put early.
+ * <p>Reports are validated, unlike RocketMQ's (apache/rocketmq#3015): an acknowledgement beyond what was sent,
+ * beyond the master's end or below an earlier one closes the connection, so no peer can make a put complete early.
  *
- * <p>Data goes out straight from the mapped CommitLog files: each frame's body is the
- * {@link SelectedBuffer}'s view wrapped (not copied) in a ByteBuf, released when the socket write
- * completes. Frames are written while the channel is writable; the store's append listener and
- * writability changes restart the pump. Idle writes send a heartbeat; no read for
- * haHousekeepingInterval closes the connection.
+ * <p>Data goes out straight from the mapped CommitLog files: each frame's body is the {@link SelectedBuffer}'s view
+ * wrapped (not copied) in a ByteBuf, released when the socket write completes. Frames are written while the channel
+ * is writable; the store's append listener and writability changes restart the pump. Idle writes send a heartbeat;
+ * no read for haHousekeepingInterval closes the connection.
  *
- * <p>Threads: everything but {@link #wakeup()}, {@link #close} and the status getters runs on the
- * channel's event loop.
+ * <p>Threads: everything but {@link #wakeup()}, {@link #close} and the status getters runs on the channel's event
+ * loop.
  */
 abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaConnection {
     private static final Logger LOG = LoggerFactory.getLogger(StreamConnection.class);
+    /** {@link #readReport}: no complete report yet. */
+    static final long NO_REPORT = -1;
 
-    enum State { HANDSHAKE, WAIT_REQUEST, TRANSFER, CLOSED }
+    enum State { HANDSHAKE, WAIT_START, TRANSFER, CLOSED }
 
     final HAService service;
     final MessageStore store;
@@ -63,6 +66,80 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
         this.state = initial;
     }
 
+    // ---- what a protocol brings ----
+
+    /** Reads the protocol's handshake (state HANDSHAKE); leaves the bytes when incomplete. */
+    abstract void handshake(ChannelHandlerContext ctx, ByteBuf in);
+
+    /**
+     * Where streaming starts for the slave's first report {@code requested}, or -1 after refusing it. The result must
+     * lie in the master's [min, max].
+     */
+    abstract long startOffset(long requested);
+
+    /**
+     * Consumes the slave's next offset report, or returns {@link #NO_REPORT} while it is incomplete. By default an
+     * 8-byte offset (RocketMQ's classic wire, Basalt's).
+     *
+     * @throws HAWire.HAProtocolException a report no slave of this protocol sends
+     */
+    long readReport(ByteBuf in) {
+        if (in.readableBytes() < HAWire.REPORT_LENGTH) {
+            return NO_REPORT;
+        }
+        long offset = in.readLong();
+        if (offset < 0) {
+            throw new HAWire.HAProtocolException("slave reported the negative offset " + offset);
+        }
+        return offset;
+    }
+
+    /** Whether a report below the last acknowledgement is harmless (and ignored) rather than a broken peer. */
+    boolean ignoresReport(long report) {
+        return false;
+    }
+
+    /** The slave acknowledged everything below {@code ack} (its start offset, then each valid report). */
+    void onValidAck(long ack) {
+        service.onAck();
+    }
+
+    /**
+     * How many bytes a frame starting at {@code offset} may carry, besides the file and batch limits: by default no
+     * further limit; -1 after refusing to send from there.
+     */
+    long frameLimit(long offset) {
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Starts a frame of {@code size} bytes at {@code offset}, sent while the master's log ends at {@code masterEnd}:
+     * returns its header (by default the 12-byte offset and size).
+     */
+    ByteBuf beginFrame(long offset, int size, long masterEnd) {
+        return channel.alloc().buffer(HAWire.DATA_HEADER_LENGTH).writeLong(offset).writeInt(size);
+    }
+
+    /** The slave has everything the master holds now. */
+    void onCaughtUp() {
+    }
+
+    /** What the master sends when it has written nothing for a while: by default an empty frame. */
+    ByteBuf heartbeat() {
+        return beginFrame(nextTransferOffset, 0, store.getMaxPhyOffset());
+    }
+
+    /** The connection closed (once): besides leaving the service's connections, what the protocol undoes. */
+    void onClosed() {
+    }
+
+    /** The connection as the log names it, after its remote address. */
+    String describe() {
+        return protocol();
+    }
+
+    // ---- status ----
+
     @Override
     public boolean isTransferring() {
         return state == State.TRANSFER;
@@ -78,6 +155,11 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
         return remote;
     }
 
+    /** The next offset the master sends (event loop). */
+    final long nextTransferOffset() {
+        return nextTransferOffset;
+    }
+
     @Override
     public void wakeup() {
         if (state == State.TRANSFER && pumpScheduled.compareAndSet(false, true)) {
@@ -89,12 +171,12 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
     }
 
     @Override
-    public void close(String reason) {
-        channel.eventLoop().execute(() -> refuse(reason, false));
+    public Future<?> close(String reason) {
+        return channel.eventLoop().submit(() -> refuse(reason, false));
     }
 
     final void state(State next, String reason) {
-        LOG.info("HA connection {} ({}): {} -> {} ({})", remote, protocol(), state, next, reason);
+        LOG.info("HA connection {} ({}): {} -> {} ({})", remote, describe(), state, next, reason);
         state = next;
     }
 
@@ -103,39 +185,24 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
         try {
             switch (state) {
                 case HANDSHAKE -> handshake(ctx, in);
-                case WAIT_REQUEST -> {
-                    if (in.readableBytes() >= HAWire.REPORT_LENGTH) {
-                        onRequest(in.readLong());
+                case WAIT_START -> {
+                    long requested = readReport(in);
+                    if (requested != NO_REPORT) {
+                        onRequest(requested);
                     }
                 }
                 case TRANSFER -> {
-                    while (in.readableBytes() >= HAWire.REPORT_LENGTH && state == State.TRANSFER) {
-                        onReport(in.readLong());
+                    long ack;
+                    while (state == State.TRANSFER && (ack = readReport(in)) != NO_REPORT) {
+                        onReport(ack);
                     }
                 }
                 case CLOSED -> in.skipBytes(in.readableBytes());
             }
-        } catch (HAWire.HAProtocolException e) {
+        } catch (HAWire.HAProtocolException | AutoSwitchWire.ProtocolException e) {
             in.skipBytes(in.readableBytes());
             refuse(e.getMessage(), true);
         }
-    }
-
-    /** Reads the protocol's handshake (state HANDSHAKE); leaves the bytes when incomplete. */
-    abstract void handshake(ChannelHandlerContext ctx, ByteBuf in);
-
-    /**
-     * Where streaming starts for a slave's first report {@code requested}, or -1 after refusing it.
-     * The result must lie in the master's [min, max].
-     */
-    abstract long startOffset(long requested);
-
-    /**
-     * Whether a report below the last acknowledgement is harmless (and ignored) rather than a broken
-     * peer; by default never.
-     */
-    boolean ignoresReport(long report) {
-        return false;
     }
 
     private void onRequest(long requested) {
@@ -145,8 +212,8 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
         }
         nextTransferOffset = start;
         ackOffset = start;
-        state(State.TRANSFER, "slave requested offset " + requested + ", streaming from " + start);
-        service.onAck();
+        state(State.TRANSFER, "slave asked for offset " + requested + ", streaming from " + start);
+        onValidAck(start);
         pump();
     }
 
@@ -162,7 +229,7 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
             }
         } else {
             ackOffset = ack;
-            service.onAck();
+            onValidAck(ack);
         }
     }
 
@@ -172,29 +239,44 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
             return;
         }
         boolean wrote = false;
-        while (channel.isWritable() && state == State.TRANSFER) {
-            long max = store.getMaxPhyOffset();
-            if (nextTransferOffset >= max) {
-                break;
-            }
-            SelectedBuffer selected = store.replicatedLog().select(nextTransferOffset);
-            if (selected == null) {
-                if (nextTransferOffset < store.getMinPhyOffset()) {
-                    refuse("offset " + nextTransferOffset + " was deleted before the slave got it", false);
+        try {
+            while (channel.isWritable() && state == State.TRANSFER) {
+                long max = store.getMaxPhyOffset();
+                if (nextTransferOffset >= max) {
+                    onCaughtUp();
+                    break;
                 }
-                break;
+                long limit = frameLimit(nextTransferOffset);
+                if (limit < 0) {
+                    break;
+                }
+                SelectedBuffer selected = store.replicatedLog().select(nextTransferOffset);
+                if (selected == null) {
+                    if (nextTransferOffset < store.getMinPhyOffset()) {
+                        refuse("offset " + nextTransferOffset + " was deleted before the slave got it", false);
+                    }
+                    break;
+                }
+                int size = (int) Math.min(Math.min(selected.size(), batchSize), limit);
+                if (size <= 0) {
+                    selected.release();
+                    break;
+                }
+                ByteBuf header;
+                try {
+                    header = beginFrame(nextTransferOffset, size, max);
+                } catch (RuntimeException e) {
+                    selected.release();
+                    throw e;
+                }
+                ByteBuf body = Unpooled.wrappedBuffer(selected.buffer().slice(0, size));
+                channel.write(header);
+                channel.write(body).addListener(f -> selected.release());
+                nextTransferOffset += size;
+                wrote = true;
             }
-            int size = Math.min(selected.size(), batchSize);
-            if (size <= 0) {
-                selected.release();
-                break;
-            }
-            ByteBuf header = channel.alloc().buffer(HAWire.DATA_HEADER_LENGTH).writeLong(nextTransferOffset).writeInt(size);
-            ByteBuf body = Unpooled.wrappedBuffer(selected.buffer().slice(0, size));
-            channel.write(header);
-            channel.write(body).addListener(f -> selected.release());
-            nextTransferOffset += size;
-            wrote = true;
+        } catch (HAWire.HAProtocolException | AutoSwitchWire.ProtocolException e) {
+            refuse(e.getMessage(), false);
         }
         if (wrote) {
             channel.flush();
@@ -213,9 +295,13 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent idle) {
             if (idle.state() == IdleState.READER_IDLE) {
-                refuse("no report from the slave for " + service.config().haHousekeepingInterval() + " ms", false);
+                refuse("nothing from the slave for " + service.config().haHousekeepingInterval() + " ms", false);
             } else if (idle.state() == IdleState.WRITER_IDLE && state == State.TRANSFER) {
-                ctx.writeAndFlush(ctx.alloc().buffer(HAWire.DATA_HEADER_LENGTH).writeLong(nextTransferOffset).writeInt(0));
+                try {
+                    ctx.writeAndFlush(heartbeat());
+                } catch (HAWire.HAProtocolException | AutoSwitchWire.ProtocolException e) {
+                    refuse(e.getMessage(), false);
+                }
             }
             return;
         }
@@ -226,8 +312,8 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         if (state != State.CLOSED) {
             state(State.CLOSED, "connection closed by the slave or the network");
+            leave();
         }
-        service.unregister(this);
         super.channelInactive(ctx);
     }
 
@@ -242,10 +328,15 @@ abstract class StreamConnection extends ByteToMessageDecoder implements ReplicaC
             return;
         }
         if (slaveBrokeProtocol) {
-            LOG.error("HA connection {} ({}) refused: {}", remote, protocol(), reason);
+            LOG.error("HA connection {} ({}) refused: {}", remote, describe(), reason);
         }
         state(State.CLOSED, reason);
-        service.unregister(this);
+        leave();
         channel.close();
+    }
+
+    private void leave() {
+        service.unregister(this);
+        onClosed();
     }
 }

@@ -305,10 +305,13 @@ public final class ControllerRoleManager {
             }
             return;
         }
+        long startNs = System.nanoTime();
+        long syncedNs = startNs;
         try {
             if (me) {
                 listener.beforeMaster(role == Role.SLAVE && !masterAddress.isEmpty() ? Optional.of(masterAddress)
                     : Optional.empty());
+                syncedNs = System.nanoTime();
                 replication.becomeMaster(info.masterEpoch(), brokerId);
                 role = Role.MASTER;
                 elections.incrementAndGet();
@@ -330,8 +333,13 @@ public final class ControllerRoleManager {
         log.warn("controller mode ({}): {} of broker set {} with epoch {}, master {} at {}, SyncStateSet {}", source,
             role, settings.brokerName(), masterEpoch, masterBrokerId, masterAddress, syncStateSet);
         if (me) {
+            long masterNs = System.nanoTime();
             listener.becameMaster(masterEpoch);
             listener.syncStateSetChanged(syncStateSet);
+            // the failover's broker-side critical path, step by step (producers wait for the registration)
+            log.info("took over as master of epoch {} in {} ms: last metadata sync {} ms, replication role {} ms, "
+                + "master services {} ms (the NameServer registration runs on its own thread)", masterEpoch, millis(System.nanoTime() - startNs),
+                millis(syncedNs - startNs), millis(masterNs - syncedNs), millis(System.nanoTime() - masterNs));
         } else {
             listener.becameSlave(masterEpoch, masterAddress);
             followWhenHaAddressKnown();
@@ -452,6 +460,10 @@ public final class ControllerRoleManager {
         } catch (ControllerException e) {
             log.warn("checking the SyncStateSet failed: {}", e.getMessage());
         }
+    }
+
+    private static long millis(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
     }
 
     private void contact(long sentMs) {

@@ -186,9 +186,19 @@ public final class RemotingControllerClient implements ControllerApi {
         return order;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The leader is reached by a configured address whenever one leads to it: when the leader the Controller
+     * names is not one of {@code controllerAddr}'s entries (a Controller behind port forwarding, NAT or a per-node
+     * proxy advertises an address the broker may not be able to reach, or may reach by another path), the other
+     * configured nodes are asked until one answers {@code isLeader=true}, and requests go to that entry. Only when
+     * none does is the advertised address used, as RocketMQ's broker always does.
+     */
     @Override
     public ControllerMetadata metadata() throws ControllerException {
         ControllerMetadata answer = null;
+        ControllerMetadata named = null;
         RemotingException lastError = null;
         for (String address : askOrder()) {
             try {
@@ -198,9 +208,18 @@ public final class RemotingControllerClient implements ControllerApi {
                     continue;
                 }
                 answer = ControllerCodec.metadata(response.extFields());
-                if (!answer.leaderAddress().isEmpty()) {
-                    leader = answer.leaderAddress();
+                if (answer.isLeader()) {
+                    leader = address;
                     return answer;
+                }
+                if (!answer.leaderAddress().isEmpty()) {
+                    if (addresses.contains(answer.leaderAddress())) {
+                        leader = answer.leaderAddress();
+                        return answer;
+                    }
+                    if (named == null) {
+                        named = answer;
+                    }
                 }
             } catch (RemotingException e) {
                 lastError = e;
@@ -208,6 +227,10 @@ public final class RemotingControllerClient implements ControllerApi {
                 Thread.currentThread().interrupt();
                 throw new ControllerException(ControllerException.UNREACHABLE, "interrupted asking the Controller", e);
             }
+        }
+        if (named != null) {
+            leader = named.leaderAddress();
+            return named;
         }
         if (answer != null) {
             return answer;
@@ -220,6 +243,7 @@ public final class RemotingControllerClient implements ControllerApi {
      * The leader, asking the nodes until one names a leader other than {@code notThis} (null: any), for at most
      * one request timeout; when the nodes still name {@code notThis} at the end, it is the leader to try again (a
      * one-node Controller, or a leader that was not ready yet: DLedger names itself before it serves requests).
+     * The address returned is the one requests go to ({@link #metadata()}).
      */
     private String discoverLeader(String notThis) throws ControllerException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
@@ -227,15 +251,16 @@ public final class RemotingControllerClient implements ControllerApi {
         boolean namedAgain = false;
         while (true) {
             try {
-                ControllerMetadata meta = metadata();
-                String found = meta.leaderAddress();
-                if (!found.isEmpty() && !found.equals(notThis)) {
+                leader = null;
+                metadata();
+                String found = leader;
+                if (found != null && !found.equals(notThis)) {
                     if (notThis != null) {
                         log.info("Controller leader is now {} (was {})", found, notThis);
                     }
                     return found;
                 }
-                namedAgain = !found.isEmpty();
+                namedAgain = found != null;
                 leader = null;
             } catch (ControllerException e) {
                 last = e;

@@ -57,6 +57,8 @@ public final class NameServerRegistrar {
     private volatile String haServerAddr = "";
     /** The topic table version last sent; written by the registration thread only. */
     private long registeredVersion = Long.MIN_VALUE;
+    /** When {@link #registerAs} changed the role, until its registration is done (System.nanoTime); 0 when none. */
+    private volatile long roleChangedAtNs;
 
     /**
      * @param nameServers "host:port" of every NameServer
@@ -131,6 +133,12 @@ public final class NameServerRegistrar {
             }
         }
         registeredVersion = version;
+        long changedAt = roleChangedAtNs;
+        if (changedAt != 0 && accepted > 0) {
+            roleChangedAtNs = 0;
+            log.info("registered as brokerId {} with {} of {} NameServers, {} ms after the role change",
+                broker.brokerId(), accepted, nameServers.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - changedAt));
+        }
         return accepted;
     }
 
@@ -209,6 +217,7 @@ public final class NameServerRegistrar {
             throw new IllegalArgumentException("another broker: " + as.brokerName() + " at " + as.brokerAddr());
         }
         broker = as;
+        roleChangedAtNs = System.nanoTime();
         // what the NameServers said of the previous role's master
         masterAddr = "";
         haServerAddr = "";

@@ -277,13 +277,21 @@ public final class TopicConfigManager {
 
     /**
      * A slave promoted to master starts its own history of the table: RocketMQ's
-     * {@code DataVersion.nextVersion(epoch)} (state version = the new epoch, counter + 1), persisted.
+     * {@code DataVersion.nextVersion(epoch)} (state version = the new epoch, counter + 1), persisted. This is on a
+     * promotion's critical path, before the NameServer registration producers wait for: with a persister attached
+     * the file is written by it (within its interval, and at shutdown), not here; the version only tells the
+     * NameServers and slaves that the table changed, and a restart registers afresh.
      */
     public void startStateVersion(long stateVersion) throws IOException {
         synchronized (this) {
             dataVersion = new DataVersion(stateVersion, clock.getAsLong(), dataVersion.counter() + 1);
         }
-        persist();
+        MetadataPersister.Table deferred = deferredWrites;
+        if (deferred != null) {
+            deferred.markDirty();
+        } else {
+            persist();
+        }
     }
 
     private void changed() throws IOException {

@@ -395,7 +395,9 @@ public final class CommitLog {
         if (putLock.isBusy(clockMs.getAsLong(), busyTimeoutMs)) {
             return rejected(PutMessageStatus.OS_PAGE_CACHE_BUSY);
         }
-        PutMessageStatus notAdmitted = first.waitStoreMsgOk() ? replicaWait.admit(first) : null;
+        // read once: the wait that admits a put is the one that answers it (a role change installs another meanwhile)
+        ReplicaWait replica = replicaWait;
+        PutMessageStatus notAdmitted = replica.admit(first);
         if (notAdmitted != null) {
             return rejected(notAdmitted);
         }
@@ -462,7 +464,7 @@ public final class CommitLog {
         }
         AppendMessageResult result = new AppendMessageResult(physicalOffset, length, queueOffset, count, storeTimestamp);
         afterAppend();
-        return awaitDurability(first, result);
+        return awaitDurability(first, result, replica);
     }
 
     /** Whether a record of this sysFlag is given the next offset of its queue: all but PREPARED (0x4) and ROLLBACK (0xC). */
@@ -489,8 +491,8 @@ public final class CommitLog {
         flushPolicy.afterAppend();
     }
 
-    private CompletableFuture<PutMessageResult> awaitDurability(BrokerMessage msg, AppendMessageResult result) {
-        ReplicaWait replica = replicaWait;
+    private CompletableFuture<PutMessageResult> awaitDurability(BrokerMessage msg, AppendMessageResult result,
+                                                                ReplicaWait replica) {
         CompletableFuture<PutMessageStatus> flushed;
         CompletableFuture<GroupCommitRequest.Outcome> diskWait = flushPolicy.await(result.nextOffset(),
             msg.waitStoreMsgOk());
@@ -618,6 +620,11 @@ public final class CommitLog {
     /** Registers a listener told whenever new bytes become readable (the dispatcher's wakeup). */
     public void addAppendListener(AppendListener listener) {
         appendListeners.add(listener);
+    }
+
+    /** Removes a listener added with {@link #addAppendListener}; no effect when absent. */
+    public void removeAppendListener(AppendListener listener) {
+        appendListeners.remove(listener);
     }
 
     /** Installs the replication wait that composes with the flush wait (HA); {@link ReplicaWait#NONE} removes it. */

@@ -31,6 +31,9 @@ public interface ReplicatedLog {
     /** Registers a listener told whenever new bytes become readable. */
     void addAppendListener(AppendListener listener);
 
+    /** Removes a listener {@link #addAppendListener} registered (a stopped endpoint's); no effect when absent. */
+    void removeAppendListener(AppendListener listener);
+
     /** Installs the wait a put composes with its flush wait; {@link ReplicaWait#NONE} or null removes it. */
     void setReplicaWait(ReplicaWait wait);
 

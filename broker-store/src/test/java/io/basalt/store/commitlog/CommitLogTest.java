@@ -602,6 +602,45 @@ class CommitLogTest {
         assertEquals(PutMessageStatus.PUT_OK, put(log, message(0, 400)).status());
     }
 
+    @Test
+    void aPutIsAnsweredByTheReplicaWaitThatAdmittedItEvenWhenAnotherIsInstalledMeanwhile() throws IOException {
+        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).build());
+        CompletableFuture<PutMessageStatus> replica = new CompletableFuture<>();
+        AtomicLong admitted = new AtomicLong();
+        log.setReplicaWait(new ReplicaWait() {
+            @Override
+            public CompletableFuture<PutMessageStatus> await(BrokerMessage message, AppendMessageResult result) {
+                return replica;
+            }
+
+            @Override
+            public PutMessageStatus admit(BrokerMessage message) {
+                // a role change lands between the admission and the append: the endpoint stops and leaves NONE
+                admitted.incrementAndGet();
+                log.setReplicaWait(ReplicaWait.NONE);
+                return null;
+            }
+        });
+
+        CompletableFuture<PutMessageResult> f = log.asyncPutMessage(message(0, 400));
+        assertEquals(1, admitted.get());
+        assertFalse(f.isDone(), "still waits for the replicas of the wait that admitted it, not answered PUT_OK");
+        replica.complete(PutMessageStatus.SLAVE_NOT_AVAILABLE);
+        assertEquals(PutMessageStatus.SLAVE_NOT_AVAILABLE, f.join().status());
+    }
+
+    @Test
+    void theWaitAStoppedEndpointLeavesRefusesEveryPutBeforeWritingIt() throws IOException {
+        CommitLog log = start(config(FlushDiskType.ASYNC_FLUSH).build());
+        log.setReplicaWait(ReplicaWait.STOPPED);
+        long end = log.maxOffset();
+        BrokerMessage noWait = BrokerMessage.builder().topic(TOPIC).queueId(0).body(new byte[100])
+            .properties(Map.of(MessageProperties.WAIT_STORE_MSG_OK, "false")).build();
+        assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, put(log, message(0, 400)).status());
+        assertEquals(PutMessageStatus.SERVICE_NOT_AVAILABLE, put(log, noWait).status(), "WAIT=false too");
+        assertEquals(end, log.maxOffset(), "nothing written");
+    }
+
     @ParameterizedTest
     @CsvSource({"ASYNC_FLUSH, false", "ASYNC_FLUSH, true", "SYNC_FLUSH, false", "SYNC_FLUSH, true"})
     void cleanShutdownThenReloadKeepsEverything(FlushDiskType type, boolean transientStorePool) throws IOException {

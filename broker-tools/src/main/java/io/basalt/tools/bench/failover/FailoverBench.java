@@ -51,8 +51,8 @@ public final class FailoverBench implements Callable<Integer> {
         Path basaltHome;
         @Option(names = "--run-dir", required = true, description = "directory for the stores, configurations and logs (must be empty or absent)")
         Path runDir;
-        @Option(names = "--base-port", defaultValue = "40000",
-            description = "NameServer on this port, Controller nodes on +10.., brokers on +100, +110, +120 (each also uses its port -2 and +1) (default: ${DEFAULT-VALUE})")
+        @Option(names = "--base-port", defaultValue = "20000",
+            description = "NameServer on this port, Controller nodes on +10.., brokers on +100, +110, +120 (each also uses its port -2 and +1) (default: ${DEFAULT-VALUE}, below the kernel's ephemeral port range, so no outgoing connection holds one of them)")
         int basePort;
         @Option(names = "--controller-nodes", defaultValue = "1", description = "Controller nodes: 1, or 3 for a DLedger group (default: ${DEFAULT-VALUE})")
         int controllerNodes;
