@@ -16,7 +16,17 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.basalt.broker.auth.AccessControl;
+import io.basalt.broker.auth.AclAdminProcessor;
+import io.basalt.broker.auth.AclConfigException;
+import io.basalt.broker.auth.AuthAdminProcessor;
+import io.basalt.broker.auth.AuthCounters;
+import io.basalt.broker.auth.PlainAclFiles;
+import io.basalt.broker.auth.RequestSigner;
 import io.basalt.broker.client.ClientManager;
+import io.basalt.remoting.tls.TlsMode;
+import io.basalt.remoting.tls.TlsSettings;
+import io.netty.handler.ssl.SslContext;
 import io.basalt.broker.client.ProducerChannels;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.config.BrokerConfig;
@@ -131,6 +141,8 @@ public final class BrokerController {
     private static final long MAX_SUSPEND_MS = 20_000;
     /** How long one NameServer may take to answer a registration. */
     private static final long NAMESRV_TIMEOUT_MS = 6_000;
+    /** How often the ACL 1.0 files are checked for changes (RocketMQ's AclFileWatchService: 5 s). */
+    private static final long ACL_RELOAD_PERIOD_MS = 5_000;
     /** Frame bytes besides a message body: header, properties, batch framing. */
     private static final int FRAME_HEADROOM = 1 << 20;
 
@@ -156,6 +168,13 @@ public final class BrokerController {
     /** Controller mode: the role the RocketMQ Controller gives this broker; null otherwise. */
     private final ControllerRoleManager roleManager;
     private final ControllerApi controllerClient;
+    /** ACL 1.0's files, null when {@code aclEnable=false}. */
+    private final PlainAclFiles aclFiles;
+    private final AuthCounters authCounters = new AuthCounters();
+    private final AccessControl accessControl;
+    private final TlsSettings tls;
+    /** The TLS context of the broker's own connections, null when they are plaintext. */
+    private final SslContext clientTls;
     /** A slave's view of its master on the NameServers (addresses, HA protocol); null on a master. */
     private final NameServerMasterLocator masterLocator;
     private final List<RequestExecutor> executors = new ArrayList<>();
@@ -216,6 +235,24 @@ public final class BrokerController {
         });
         this.remotingServer = new NettyRemotingServer(serverConfig(broker.listenPort()));
         this.fastRemotingServer = new NettyRemotingServer(serverConfig(fastListenPort(broker.listenPort())));
+        this.tls = tlsSettings(configuration);
+        this.clientTls = clientTls(configuration, tls);
+        try {
+            SslContext serverTls = tls.serverContext();
+            remotingServer.setTls(tls.serverMode(), serverTls);
+            fastRemotingServer.setTls(tls.serverMode(), serverTls);
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IllegalStateException("TLS cannot start: " + e.getMessage(), e);
+        }
+        this.aclFiles = configuration.security().aclEnable() ? loadAclFiles() : null;
+        try {
+            this.accessControl = AccessControl.open(configuration.security(), aclFiles, configDir(configuration),
+                authCounters, System::currentTimeMillis);
+        } catch (IOException e) {
+            throw new AclConfigException("ACL 2.0's users and ACLs cannot be read: " + e.getMessage());
+        }
+        remotingServer.setGate(accessControl);
+        fastRemotingServer.setGate(accessControl);
         remotingServer.onConnectionClosed(clients::connectionClosed);
         fastRemotingServer.onConnectionClosed(clients::connectionClosed);
         this.metrics = new BrokerMetrics(new MetricsSources(store, topics, offsets,
@@ -227,7 +264,9 @@ public final class BrokerController {
                 errors.put(transactionCheckService().name(), transactionCheckService().errorCount());
                 return errors;
             }));
-        this.metricsService = new MetricsService(metrics, broker.brokerName(), broker.bindAddress(), broker.metricsPort());
+        this.metricsService = new MetricsService(metrics, broker.brokerName(), configuration.security().metricsBindAddress(),
+            broker.metricsPort(), configuration.security().metricsAuthToken());
+        metrics.registerAuth(authCounters);
         metrics.registerConnectionCloses(this::connectionCloses);
         metrics.registerDelayLevels(schedule::status);
         metrics.registerTransactions(transactionCounters);
@@ -244,7 +283,7 @@ public final class BrokerController {
         this.scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("BrokerControllerScheduledThread"));
         this.nameServerPresence = nameServerPresence(configuration, replication, topics);
         this.masterLocator = broker.brokerRole() == BrokerRole.SLAVE && !broker.enableControllerMode() ? new NameServerMasterLocator(nameServerPresence,
-            !broker.namesrvAddr().isEmpty(), new NettyRemotingClient(NettyClientConfig.defaults()), NAMESRV_TIMEOUT_MS) : null;
+            !broker.namesrvAddr().isEmpty(), newClient(), NAMESRV_TIMEOUT_MS) : null;
         if (masterLocator != null) {
             replication.locateMasterWith(masterLocator);
         }
@@ -285,9 +324,9 @@ public final class BrokerController {
         registerProcessors(broker);
     }
 
-    private static ControllerApi newControllerClient(BrokerConfig broker) {
+    private ControllerApi newControllerClient(BrokerConfig broker) {
         String addresses = String.join(";", broker.controllerAddr().stream().map(a -> a.host() + ":" + a.port()).toList());
-        return new RemotingControllerClient(addresses, NettyClientConfig.defaults(),
+        return new RemotingControllerClient(addresses, NettyClientConfig.defaults(), clientTls,
             RemotingControllerClient.DEFAULT_REQUEST_TIMEOUT_MS, broker.sendHeartbeatTimeoutMillis(),
             RemotingControllerClient.DEFAULT_PROBE_INTERVAL_MS);
     }
@@ -462,7 +501,7 @@ public final class BrokerController {
             .filter(address -> !address.isEmpty() && !address.equals(self));
         return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), store.timerMessages(),
             transactionMetrics, masterAddress,
-            () -> replication.role() == BrokerRole.SLAVE, () -> new NettyRemotingClient(NettyClientConfig.defaults()));
+            () -> replication.role() == BrokerRole.SLAVE, this::newClient);
     }
 
     private static Path configDir(BrokerConfiguration configuration) {
@@ -470,8 +509,8 @@ public final class BrokerController {
     }
 
     /** The broker as its NameServers see it: registered with the identity and topics of this broker. */
-    private static NameServerPresence nameServerPresence(BrokerConfiguration configuration, Replication replication,
-                                                         TopicConfigManager topics) {
+    private NameServerPresence nameServerPresence(BrokerConfiguration configuration, Replication replication,
+                                                  TopicConfigManager topics) {
         BrokerConfig broker = configuration.broker();
         NameServers nameServers = new NameServers(
             broker.namesrvAddr().stream().map(a -> a.host() + ":" + a.port()).toList(), broker.registerNameServerPeriod(),
@@ -481,7 +520,7 @@ public final class BrokerController {
             broker.brokerIP2() + ":" + configuration.ha().haListenPort());
         return new NameServerPresence(nameServers, self, ReplicationView.of(replication),
             () -> TopicAdminProcessor.topicTable(topics), () -> topics.dataVersion().counter(),
-            () -> new NettyRemotingClient(NettyClientConfig.defaults()));
+            this::newClient);
     }
 
     /**
@@ -670,7 +709,9 @@ public final class BrokerController {
             RequestCode.GET_BROKER_EPOCH_CACHE, RequestCode.GET_BROKER_HA_STATUS);
         if (roleManager != null) {
             RequestExecutor controllerPushes = executor("BrokerControllerNotifyThread_", 1, 1_000, 0);
-            register(controllerPushes, new RoleChangeNotifyProcessor(roleManager::onRoleChangeNotified),
+            // the Controller does not sign its pushes: with access control on, a push only makes the broker ask it
+            register(controllerPushes, new RoleChangeNotifyProcessor(accessControl.enabled()
+                    ? info -> roleManager.askControllerNow("a pushed role change") : roleManager::onRoleChangeNotified),
                 RoleChangeNotifyProcessor.NOTIFY_BROKER_ROLE_CHANGED);
         }
         register(admin, new TransactionMetricsProcessor(transactionMetrics), TransactionMetricsProcessor.GET_TRANSACTION_METRICS);
@@ -683,6 +724,70 @@ public final class BrokerController {
                 new InetSocketAddress(broker.brokerIP1(), broker.listenPort()), replication::acceptsWrites),
             RequestCode.RESUME_CHECK_HALF_MESSAGE);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
+        register(admin, new AclAdminProcessor(aclFiles, broker.brokerClusterName(), brokerName,
+                broker.brokerIP1() + ":" + broker.listenPort()), RequestCode.UPDATE_AND_CREATE_ACL_CONFIG,
+            RequestCode.DELETE_ACL_CONFIG, RequestCode.GET_BROKER_CLUSTER_ACL_INFO, RequestCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG);
+        register(admin, accessControl.authAdminProcessor(), AuthAdminProcessor.AUTH_CREATE_USER,
+            AuthAdminProcessor.AUTH_UPDATE_USER, AuthAdminProcessor.AUTH_DELETE_USER, AuthAdminProcessor.AUTH_GET_USER,
+            AuthAdminProcessor.AUTH_LIST_USER, AuthAdminProcessor.AUTH_CREATE_ACL, AuthAdminProcessor.AUTH_UPDATE_ACL,
+            AuthAdminProcessor.AUTH_DELETE_ACL, AuthAdminProcessor.AUTH_GET_ACL, AuthAdminProcessor.AUTH_LIST_ACL);
+    }
+
+    private static TlsSettings tlsSettings(BrokerConfiguration configuration) {
+        try {
+            return TlsSettings.resolve(configuration.security().tlsProperties());
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IllegalStateException("TLS settings: " + e.getMessage(), e);
+        }
+    }
+
+    /** The broker's own connections speak TLS with useTLS, tls.enable, or a server that enforces TLS (RocketMQ's rule). */
+    private static SslContext clientTls(BrokerConfiguration configuration, TlsSettings tls) {
+        if (!configuration.security().useTls() && !tls.clientEnabled() && tls.serverMode() != TlsMode.ENFORCING) {
+            return null;
+        }
+        try {
+            return tls.clientContext();
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IllegalStateException("TLS of the broker's own connections cannot start: " + e.getMessage(), e);
+        }
+    }
+
+    /** A remoting client for the broker's own requests, with TLS when the broker's connections use it. */
+    private NettyRemotingClient newClient() {
+        NettyRemotingClient client = new NettyRemotingClient(NettyClientConfig.defaults(), clientTls);
+        configuration.security().innerClientCredentials().ifPresent(c ->
+            client.beforeSend(new RequestSigner(c.accessKey(), c.secretKey())));
+        return client;
+    }
+
+    /**
+     * ACL 1.0's files, where RocketMQ 5.2.0 looks for them: {@code <home>/conf/acl/**.yml} and the default file
+     * {@code <home>/} + system property {@code rocketmq.acl.plain.file} ({@code conf/plain_acl.yml}); home is system
+     * property {@code rocketmq.home.dir}, else {@code ROCKETMQ_HOME}, else the working directory ({@code bin/mqbroker}
+     * runs in Basalt's directory).
+     */
+    private static PlainAclFiles loadAclFiles() {
+        String homeProperty = System.getProperty("rocketmq.home.dir", System.getenv("ROCKETMQ_HOME"));
+        Path home = homeProperty == null || homeProperty.isBlank() ? Path.of("").toAbsolutePath() : Path.of(homeProperty);
+        Path defaultFile = home.resolve(System.getProperty("rocketmq.acl.plain.file", "conf/plain_acl.yml")).normalize();
+        try {
+            return PlainAclFiles.load(defaultFile, home.resolve("conf").resolve("acl"), System::currentTimeMillis);
+        } catch (IOException e) {
+            throw new AclConfigException("ACL 1.0 files cannot be read: " + e);
+        }
+    }
+
+    /** Rereads the ACL 1.0 files when they changed; a file that does not load leaves the previous accounts in force. */
+    private void reloadAclFiles() {
+        try {
+            if (aclFiles.reloadIfChanged()) {
+                authCounters.reloaded();
+            }
+        } catch (AclConfigException | IOException e) {
+            authCounters.reloadFailed();
+            log.error("ACL 1.0 files not reloaded, the previous accounts stay in force: {}", e.getMessage());
+        }
     }
 
     /** RocketMQ's END_TRANSACTION runtime-info keys, added to the schedule service's. */
@@ -792,11 +897,25 @@ public final class BrokerController {
         scheduler.scheduleAtFixedRate(periodic("forgetting transaction decisions the check scan passed",
             transactionDecisions::prune), transactionMetricsPeriodMs, transactionMetricsPeriodMs, TimeUnit.MILLISECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling runtime stats", runtimeStats::doWork), 0, 1, TimeUnit.SECONDS);
+        if (aclFiles != null) {
+            // RocketMQ's AclFileWatchService period
+            scheduler.scheduleWithFixedDelay(periodic("reloading the ACL files", this::reloadAclFiles), ACL_RELOAD_PERIOD_MS,
+                ACL_RELOAD_PERIOD_MS, TimeUnit.MILLISECONDS);
+        }
         scheduler.scheduleAtFixedRate(periodic("sampling replication", haMetrics::sample), 0, 1, TimeUnit.SECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling consumer group stats", groupGets::sample),
             StatsItem.SAMPLE_INTERVAL_MS, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         remotingServer.start();
         fastRemotingServer.start();
+        if (tls.generatesCertificate()) {
+            log.warn("{}; set tls.server.certPath and tls.server.keyPath for a certificate clients can verify", tls.describe());
+        } else {
+            log.info("{}", tls.describe());
+        }
+        if (aclFiles != null) {
+            log.info("ACL 1.0 on (aclEnable=true): every request is checked against {} and {}", aclFiles.defaultFile(),
+                aclFiles.defaultFile().resolveSibling("acl"));
+        }
         metricsService.start();
         // once listening, so that the NameServers route clients to a broker that answers
         nameServerPresence.start();

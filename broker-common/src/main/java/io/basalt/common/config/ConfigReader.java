@@ -76,7 +76,8 @@ public final class ConfigReader {
         try {
             values.put(key, key.type().parse(text, environment), source);
         } catch (InvalidValueException e) {
-            problems.add(origin + ": " + key.name() + "=" + text + " " + e.getMessage() + "; allowed: " + key.type().allowed());
+            String shown = key.type().isSecret() ? "<hidden>" : text;
+            problems.add(origin + ": " + key.name() + "=" + shown + " " + e.getMessage() + "; allowed: " + key.type().allowed());
         }
     }
 

@@ -23,6 +23,14 @@ public interface ValueType<T> {
         return String.valueOf(value);
     }
 
+    /**
+     * Whether values of this type are secrets (passwords, keys): never printed, not even in an error about them, and
+     * never returned by an admin answer.
+     */
+    default boolean isSecret() {
+        return false;
+    }
+
     /** A value's text cannot be read as its key's type. */
     final class InvalidValueException extends Exception {
 

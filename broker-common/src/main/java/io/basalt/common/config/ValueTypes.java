@@ -124,6 +124,56 @@ public final class ValueTypes {
         };
     }
 
+    /** Any text, empty included (it is trimmed like every value). */
+    public static ValueType<String> text(String allowed) {
+        return new ValueType<>() {
+            @Override
+            public String parse(String raw, ConfigEnvironment environment) {
+                return raw;
+            }
+
+            @Override
+            public String allowed() {
+                return allowed;
+            }
+        };
+    }
+
+    /**
+     * A secret, checked by {@code check} (which says what is wrong without quoting the value): printed as
+     * {@code <hidden>} when set.
+     */
+    public static ValueType<String> secret(String allowed, SecretCheck check) {
+        return new ValueType<>() {
+            @Override
+            public String parse(String raw, ConfigEnvironment environment) throws InvalidValueException {
+                check.check(raw);
+                return raw;
+            }
+
+            @Override
+            public String allowed() {
+                return allowed;
+            }
+
+            @Override
+            public String format(String value) {
+                return value.isEmpty() ? "" : "<hidden>";
+            }
+
+            @Override
+            public boolean isSecret() {
+                return true;
+            }
+        };
+    }
+
+    /** What a secret's text must satisfy; the message never quotes the text. */
+    @FunctionalInterface
+    public interface SecretCheck {
+        void check(String raw) throws InvalidValueException;
+    }
+
     /** A name or host: not empty, no white space. */
     public static ValueType<String> token(String allowed) {
         return new ValueType<>() {

@@ -27,4 +27,25 @@ public final class Directories {
             throw e;
         }
     }
+
+    /**
+     * Replaces {@code file} with {@code content} so that a crash leaves either the old or the new content: written
+     * to {@code <file>.tmp}, forced, renamed over the file, the directory forced.
+     */
+    public static void replaceDurably(Path file, byte[] content) throws IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING)) {
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(content);
+            while (buffer.hasRemaining()) {
+                ch.write(buffer);
+            }
+            ch.force(true);
+        }
+        Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        fsync(dir);
+    }
 }

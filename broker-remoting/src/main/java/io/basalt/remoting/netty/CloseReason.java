@@ -11,7 +11,9 @@ public enum CloseReason {
     /** The peer stopped reading its responses and they stayed above the high water mark too long. */
     UNWRITABLE,
     /** The connection was silent longer than the idle limit. */
-    IDLE;
+    IDLE,
+    /** A TLS handshake on a port with TLS disabled, or plaintext on a port that enforces TLS. */
+    TLS_REFUSED;
 
     /** The metric label: lower case. */
     public String label() {

@@ -13,6 +13,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.HashedWheelTimer;
@@ -46,8 +47,15 @@ public final class NettyRemotingClient implements AutoCloseable {
     private final PendingRequests pending;
     private final Object connectLock = new Object();
     private volatile boolean closed;
+    /** Runs on every request before it is sent (the broker's signature); none by default. */
+    private volatile java.util.function.Consumer<RemotingCommand> beforeSend = request -> { };
 
     public NettyRemotingClient(NettyClientConfig config) {
+        this(config, null);
+    }
+
+    /** A client whose every connection speaks TLS with {@code tls} (null: plaintext). */
+    public NettyRemotingClient(NettyClientConfig config, SslContext tls) {
         this.config = config;
         this.transport = Transport.choose(config.useEpoll());
         this.group = transport.newGroup(config.workerThreads(), "NettyClientSelector_%d_%d");
@@ -62,6 +70,9 @@ public final class NettyRemotingClient implements AutoCloseable {
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
+                    if (tls != null) {
+                        ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                    }
                     ch.pipeline().addLast(
                         new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
                         new RemotingFrameDecoder(config.maxFrameLength(), (ctx, reason, opaque) -> {
@@ -98,7 +109,16 @@ public final class NettyRemotingClient implements AutoCloseable {
      * on timeout, connection loss or a failed write. It never completes late: the timer removes the
      * table entry before failing it.
      */
+    /**
+     * Sets what every request goes through before it is sent: the broker signs its own requests with it when access
+     * control is on. Set before the first request.
+     */
+    public void beforeSend(java.util.function.Consumer<RemotingCommand> hook) {
+        this.beforeSend = hook == null ? request -> { } : hook;
+    }
+
     public CompletableFuture<RemotingCommand> invokeAsync(String address, RemotingCommand request, long timeoutMs) {
+        beforeSend.accept(request);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         CompletableFuture<RemotingCommand> result = new CompletableFuture<>();
         connect(address, timeoutMs).whenComplete((channel, connectError) -> {
@@ -129,6 +149,7 @@ public final class NettyRemotingClient implements AutoCloseable {
      */
     public CompletableFuture<Void> invokeOneway(String address, RemotingCommand request, long timeoutMs) {
         request.markOneway();
+        beforeSend.accept(request);
         CompletableFuture<Void> written = new CompletableFuture<>();
         connect(address, timeoutMs).whenComplete((channel, connectError) -> {
             if (connectError != null) {

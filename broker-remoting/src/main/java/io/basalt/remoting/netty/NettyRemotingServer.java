@@ -3,7 +3,10 @@ package io.basalt.remoting.netty;
 import io.basalt.remoting.processor.RemotingConnection;
 import io.basalt.remoting.processor.RequestDispatcher;
 import io.basalt.remoting.processor.RequestExecutor;
+import io.basalt.remoting.processor.RequestGate;
 import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.tls.TlsDetector;
+import io.basalt.remoting.tls.TlsMode;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.ResponseCode;
 import io.basalt.remoting.protocol.SerializeType;
@@ -19,6 +22,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -50,6 +54,8 @@ public final class NettyRemotingServer {
     private final NettyServerConfig config;
     private final Transport transport;
     private final RequestDispatcher dispatcher = new RequestDispatcher();
+    private TlsMode tlsMode;
+    private SslContext tlsContext;
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong malformedFrames = new AtomicLong();
     private final ConnectionCloses closes = new ConnectionCloses();
@@ -76,6 +82,23 @@ public final class NettyRemotingServer {
             throw new IllegalStateException("register processors before start()");
         }
         dispatcher.register(requestCode, processor, executor);
+    }
+
+    /**
+     * TLS on this port ({@link TlsMode}; {@code context} may be null only when disabled); set before {@link #start()}.
+     * Without a call the port is plaintext only and a TLS handshake is read as a malformed frame.
+     */
+    public synchronized void setTls(TlsMode mode, SslContext context) {
+        if (started) {
+            throw new IllegalStateException("TLS is set before start");
+        }
+        this.tlsMode = mode;
+        this.tlsContext = context;
+    }
+
+    /** The gate every request of this server passes before its processor (authentication); set before {@link #start()}. */
+    public void setGate(RequestGate gate) {
+        dispatcher.setGate(gate);
     }
 
     /**
@@ -123,6 +146,10 @@ public final class NettyRemotingServer {
                     channels.add(ch);
                     ServerConnectionHandler handler =
                         new ServerConnectionHandler(dispatcher, connections, calls, closes, config.unwritableCloseMs());
+                    if (tlsMode != null) {
+                        ch.pipeline().addLast(new TlsDetector(tlsMode, tlsContext,
+                            reason -> closes.count(CloseReason.TLS_REFUSED)));
+                    }
                     ch.pipeline().addLast(
                         new IdleStateHandler(0, 0, config.channelMaxIdleSeconds(), TimeUnit.SECONDS),
                         new RemotingFrameDecoder(config.maxFrameLength(), NettyRemotingServer.this::malformed,

@@ -29,6 +29,7 @@ public final class RequestDispatcher {
     private final Registration[] direct = new Registration[DIRECT_CODES];
     private final Map<Integer, Registration> others = new HashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile RequestGate gate = RequestGate.OPEN;
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
     private volatile boolean draining;
 
@@ -42,6 +43,11 @@ public final class RequestDispatcher {
         } else {
             others.put(code, registration);
         }
+    }
+
+    /** Installs the gate every request passes before its processor (authentication); set before the first dispatch. */
+    public void setGate(RequestGate gate) {
+        this.gate = gate == null ? RequestGate.OPEN : gate;
     }
 
     private Registration lookup(int code) {
@@ -146,6 +152,11 @@ public final class RequestDispatcher {
         ResponseChannel channel) {
         CompletableFuture<RemotingCommand> future;
         try {
+            RemotingCommand refused = gate.refuse(request, context);
+            if (refused != null) {
+                answer(request, refused, channel);
+                return;
+            }
             future = registration.processor().processRequest(context, request);
         } catch (Exception e) {
             answer(request, failure(request, context, e), channel);

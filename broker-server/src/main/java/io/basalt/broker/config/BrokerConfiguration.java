@@ -44,6 +44,7 @@ public final class BrokerConfiguration {
     private final List<String> warnings;
     private final Set<String> ignoredKeys;
     private final BrokerConfig broker;
+    private final SecurityConfig security;
     private final StoreConfig store;
     private final HAConfig ha;
 
@@ -54,6 +55,7 @@ public final class BrokerConfiguration {
         this.warnings = resolution.warnings();
         this.ignoredKeys = resolution.ignoredKeys();
         this.broker = new BrokerConfig(values);
+        this.security = new SecurityConfig(values);
         this.store = StoreConfig.from(values);
         this.ha = HAConfig.from(values);
     }
@@ -103,6 +105,11 @@ public final class BrokerConfiguration {
 
     public BrokerConfig broker() {
         return broker;
+    }
+
+    /** Access control, TLS and the security of Basalt's own endpoints. */
+    public SecurityConfig security() {
+        return security;
     }
 
     /** The store's configuration, ready for {@code MessageStore.open}. */

@@ -249,7 +249,8 @@ final class ConfigKeys {
         });
 
     /** Every key of {@code broker.conf}: the broker's, the store's, replication's. */
-    static final KeyTable TABLE = BROKER.plus(StoreKeys.TABLE).plus(HAKeys.TABLE).replacing(HA_LISTEN_PORT);
+    static final KeyTable TABLE = BROKER.plus(SecurityKeys.TABLE).plus(StoreKeys.TABLE).plus(HAKeys.TABLE)
+        .replacing(HA_LISTEN_PORT);
 
     private ConfigKeys() {
     }

@@ -92,7 +92,7 @@ final class ConfigResolver {
                 + " not implement; ignored (a tuning key: leaving it out changes no guarantee)");
         } else if (!rule.honours(setting.value())) {
             problems.add(setting.origin() + ": " + setting.key() + "=" + setting.value().strip()
-                + " is a RocketMQ 5.2.0 setting Basalt cannot honour: " + rule.instead()
+                + " is a RocketMQ setting Basalt cannot honour: " + rule.instead()
                 + " (accepted: " + accepted(rule) + ")");
         }
     }

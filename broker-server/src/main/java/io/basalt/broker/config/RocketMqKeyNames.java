@@ -19,24 +19,31 @@ import java.util.Set;
 final class RocketMqKeyNames {
 
     static final String RESOURCE = "rocketmq-5.2.0-broker-keys.txt";
+    /** RocketMQ 5.3's ACL 2.0 keys and RocketMQ's TLS properties: RocketMQ names too, of a later broker or the JVM. */
+    static final String LATER_RESOURCE = "rocketmq-5.3-auth-keys.txt";
 
-    private static final Set<String> NAMES = load();
+    private static final Set<String> NAMES = load(RESOURCE);
+    private static final Set<String> LATER_NAMES = load(LATER_RESOURCE);
 
     private RocketMqKeyNames() {
     }
 
+    /** Whether {@code name} is a RocketMQ 5.2.0 broker key, or one of {@link #LATER_RESOURCE}. */
     static boolean contains(String name) {
-        return NAMES.contains(name);
+        return NAMES.contains(name) || LATER_NAMES.contains(name);
     }
 
+    /** Every name: RocketMQ 5.2.0's broker keys and the later ones. */
     static Set<String> all() {
-        return NAMES;
+        Set<String> all = new LinkedHashSet<>(NAMES);
+        all.addAll(LATER_NAMES);
+        return Collections.unmodifiableSet(all);
     }
 
-    private static Set<String> load() {
-        InputStream in = RocketMqKeyNames.class.getResourceAsStream(RESOURCE);
+    private static Set<String> load(String resource) {
+        InputStream in = RocketMqKeyNames.class.getResourceAsStream(resource);
         if (in == null) {
-            throw new IllegalStateException("resource " + RESOURCE + " is missing from the class path");
+            throw new IllegalStateException("resource " + resource + " is missing from the class path");
         }
         Set<String> names = new LinkedHashSet<>();
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
@@ -48,7 +55,7 @@ final class RocketMqKeyNames {
                 }
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read resource " + RESOURCE, e);
+            throw new UncheckedIOException("cannot read resource " + resource, e);
         }
         return Collections.unmodifiableSet(names);
     }

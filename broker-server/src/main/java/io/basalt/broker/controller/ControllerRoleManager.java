@@ -176,6 +176,14 @@ public final class ControllerRoleManager {
         });
     }
 
+    /**
+     * Asks the Controller for the broker set's state now, on the role thread, and applies its answer (a 1008 push
+     * the broker does not trust as it is: the Controller does not sign it). Any thread.
+     */
+    public void askControllerNow(String why) {
+        submit("asking the Controller after " + why, this::poll);
+    }
+
     // ---- what metrics and tools read ----
 
     public Role role() {

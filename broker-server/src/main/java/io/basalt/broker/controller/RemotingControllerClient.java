@@ -7,6 +7,7 @@ import io.basalt.remoting.netty.RemotingTimeoutException;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 import io.basalt.remoting.protocol.ResponseCode;
+import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -70,6 +71,12 @@ public final class RemotingControllerClient implements ControllerApi {
      */
     public RemotingControllerClient(String controllerAddr, NettyClientConfig nettyConfig, long requestTimeoutMs,
         long heartbeatSendTimeoutMs, long probeIntervalMs) {
+        this(controllerAddr, nettyConfig, null, requestTimeoutMs, heartbeatSendTimeoutMs, probeIntervalMs);
+    }
+
+    /** As the other constructor, with TLS on every connection to the Controller when {@code tls} is not null. */
+    public RemotingControllerClient(String controllerAddr, NettyClientConfig nettyConfig, SslContext tls,
+        long requestTimeoutMs, long heartbeatSendTimeoutMs, long probeIntervalMs) {
         this.addresses = parseControllerAddr(controllerAddr);
         if (requestTimeoutMs <= 0 || heartbeatSendTimeoutMs <= 0 || probeIntervalMs <= 0) {
             throw new IllegalArgumentException("timeouts and the probe interval must be positive: request "
@@ -78,7 +85,7 @@ public final class RemotingControllerClient implements ControllerApi {
         this.requestTimeoutMs = requestTimeoutMs;
         this.heartbeatSendTimeoutMs = heartbeatSendTimeoutMs;
         this.probeIntervalMs = probeIntervalMs;
-        this.remoting = new NettyRemotingClient(nettyConfig);
+        this.remoting = new NettyRemotingClient(nettyConfig, tls);
         this.probe = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "ControllerAddressProbe");
             t.setDaemon(true);

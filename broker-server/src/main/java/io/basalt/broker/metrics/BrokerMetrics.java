@@ -326,6 +326,28 @@ public final class BrokerMetrics implements TrafficObserver {
             counters::duplicateDecisions);
     }
 
+    /**
+     * The access checks: requests let in with a valid signature, let in by a white address without one (what skips
+     * authentication), refused by ACL version and reason, and reloads of the ACL files.
+     */
+    public void registerAuth(io.basalt.broker.auth.AuthCounters counters) {
+        counter("basalt_acl_requests_allowed", "Requests let in with a valid signature and the permissions they need",
+            counters::allowed);
+        counter("basalt_acl_requests_white_address", "Requests let in by a white address, without a signature check"
+            + " (globalWhiteRemoteAddresses or an account's whiteRemoteAddress)", counters::whiteAddress);
+        CounterWithCallback.builder().name("basalt_acl_requests_denied")
+            .help("Requests refused, by ACL version (v1: plain_acl.yml, v2: users and policies) and reason")
+            .labelNames("acl", "reason")
+            .callback(cb -> counters.denied().forEach((key, n) -> {
+                int slash = key.indexOf('/');
+                cb.call(n, key.substring(0, slash), key.substring(slash + 1));
+            }))
+            .register(registry);
+        counter("basalt_acl_reloads", "ACL file sets reloaded after a change", counters::reloads);
+        counter("basalt_acl_reload_failures", "ACL file reloads refused (the previous set stayed in force)",
+            counters::failedReloads);
+    }
+
     private void transactionCounter(TransactionCounters counters, String name, String help,
         java.util.function.ToLongFunction<TransactionCounters.TopicCounts> count) {
         CounterWithCallback.builder().name(name).help(help).labelNames("topic")

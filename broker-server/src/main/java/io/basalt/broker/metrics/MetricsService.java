@@ -27,6 +27,7 @@ public final class MetricsService {
     private final BrokerMetrics metrics;
     private final String bindAddress;
     private final int port;
+    private final java.util.Optional<String> authToken;
     private final TrafficSampler sampler;
     private final StatsLogger statsLogger;
     private final StatusReport report;
@@ -38,11 +39,14 @@ public final class MetricsService {
     /**
      * @param bindAddress the address the HTTP endpoint listens on
      * @param port        the HTTP port; 0 disables the endpoint (sampling and stats.log still run)
+     * @param authToken   the bearer token every request of the endpoint must carry, if any
      */
-    public MetricsService(BrokerMetrics metrics, String brokerName, String bindAddress, int port) {
+    public MetricsService(BrokerMetrics metrics, String brokerName, String bindAddress, int port,
+                          java.util.Optional<String> authToken) {
         this.metrics = metrics;
         this.bindAddress = bindAddress;
         this.port = port;
+        this.authToken = authToken;
         this.sampler = new TrafficSampler(metrics, System::currentTimeMillis);
         this.statsLogger = new StatsLogger(metrics, brokerName, System::currentTimeMillis);
         this.report = new StatusReport(metrics, sampler, brokerName);
@@ -60,16 +64,18 @@ public final class MetricsService {
             TimeUnit.MILLISECONDS);
         if (port > 0) {
             try {
-                server = HTTPServer.builder().inetAddress(InetAddress.getByName(bindAddress)).port(port)
-                    .registry(metrics.registry()).defaultHandler(new StatusPageHandler(report::json)).buildAndStart();
+                HTTPServer.Builder builder = HTTPServer.builder().inetAddress(InetAddress.getByName(bindAddress)).port(port)
+                    .registry(metrics.registry()).defaultHandler(new StatusPageHandler(report::json));
+                authToken.ifPresent(token -> builder.authenticator(new BearerTokenAuthenticator(token)));
+                server = builder.buildAndStart();
             } catch (IOException e) {
                 // Messages matter more than their metrics: the broker keeps serving, and says so loudly.
                 log.error("metrics endpoint NOT started: cannot listen on {}:{} (metricsPort): {}", bindAddress, port,
                     e.toString());
                 return;
             }
-            log.info("metrics on http://{}:{}/metrics, status page on http://{}:{}/", bindAddress, server.getPort(),
-                bindAddress, server.getPort());
+            log.info("metrics on http://{}:{}/metrics, status page on http://{}:{}/{}", bindAddress, server.getPort(),
+                bindAddress, server.getPort(), authToken.isPresent() ? " (bearer token required: metricsAuthToken)" : "");
         }
     }
 

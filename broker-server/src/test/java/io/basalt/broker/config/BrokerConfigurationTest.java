@@ -383,13 +383,24 @@ class BrokerConfigurationTest {
     }
 
     @Test
+    void secretsAreNeverPrintedNorQuotedInAnError() throws Exception {
+        String print = load("initAuthenticationUser={\"username\":\"rocketmq\",\"password\":\"s3cret-pass\"}\n"
+            + "metricsAuthToken=a-token-of-sixteen+\n", Map.of()).effectiveConfiguration();
+        assertTrue(!print.contains("s3cret-pass") && !print.contains("a-token-of-sixteen+"), print);
+        assertTrue(print.lines().anyMatch(line -> line.matches("  initAuthenticationUser +\\Q= <hidden>  (file)\\E")), print);
+        ConfigException e = assertThrows(ConfigException.class, () -> load("metricsAuthToken=short-secret\n", Map.of()));
+        assertOneProblemContaining(e.problems(), "metricsAuthToken=<hidden> has fewer than 16 characters");
+        assertTrue(e.problems().stream().noneMatch(p -> p.contains("short-secret")), e.problems().toString());
+    }
+
+    @Test
     void effectiveConfigurationListsEveryKeyWithItsValueAndSource() throws Exception {
         BrokerConfiguration config = load("brokerName=b1\nenableCalcFilterBitMap=true\n", Map.of("listenPort", "10921"));
         String print = config.effectiveConfiguration();
         for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             assertTrue(print.lines().anyMatch(line -> line.matches("  " + key.name() + " +=.*")), key.name());
         }
-        assertEquals(1 + 3 + ConfigKeys.TABLE.keys().size() + 2, print.lines().count(), print);
+        assertEquals(1 + 4 + ConfigKeys.TABLE.keys().size() + 2, print.lines().count(), print);
         assertTrue(print.contains("1 override"), print);
         assertTrue(print.lines().anyMatch(line -> line.matches("  brokerName +\\Q= b1  (file)\\E")), print);
         assertTrue(print.lines().anyMatch(line -> line.matches("  listenPort +\\Q= 10921  (command line)\\E")), print);

@@ -82,7 +82,7 @@ class ConfigTableCoverageTest {
     void everyAccessorIsCalledByMainCode() throws IOException {
         String sources = mainSources();
         List<String> uncalled = new ArrayList<>();
-        for (Class<?> type : List.of(BrokerConfig.class, StoreConfig.class, HAConfig.class)) {
+        for (Class<?> type : List.of(BrokerConfig.class, SecurityConfig.class, StoreConfig.class, HAConfig.class)) {
             for (Method method : accessorMethods(type)) {
                 String call = "." + method.getName() + "()";
                 if (!sources.contains(call)) {
@@ -126,7 +126,8 @@ class ConfigTableCoverageTest {
             // not a number
         }
         candidates.addAll(List.of("SYNC_FLUSH", "SYNC_MASTER", "127.0.0.1:1", dir.resolve("elsewhere").toString(),
-            current + "x", "05", current + " 1s"));
+            current + "x", "05", current + " 1s", "{\"username\":\"u1\",\"password\":\"p1\"}",
+            "{\"accessKey\":\"a1\",\"secretKey\":\"s1\"}", "a-token-of-sixteen-characters", "10,34", "enforcing"));
         for (String candidate : candidates) {
             if (candidate.equals(current)) {
                 continue;
@@ -150,7 +151,7 @@ class ConfigTableCoverageTest {
 
     private static Map<String, Object> accessors(BrokerConfiguration config) throws ReflectiveOperationException {
         Map<String, Object> values = new LinkedHashMap<>();
-        for (Object part : List.of(config.broker(), config.store(), config.ha())) {
+        for (Object part : List.of(config.broker(), config.security(), config.store(), config.ha())) {
             for (Method method : accessorMethods(part.getClass())) {
                 try {
                     values.put(part.getClass().getSimpleName() + "." + method.getName(), method.invoke(part));
@@ -180,7 +181,7 @@ class ConfigTableCoverageTest {
         for (Path root : MAIN_SOURCES) {
             try (Stream<Path> files = Files.walk(root)) {
                 files.filter(file -> file.toString().endsWith(".java"))
-                    .filter(file -> !Set.of("StoreConfig.java", "HAConfig.java", "BrokerConfig.java")
+                    .filter(file -> !Set.of("StoreConfig.java", "HAConfig.java", "BrokerConfig.java", "SecurityConfig.java")
                         .contains(file.getFileName().toString()))
                     .forEach(file -> {
                         try {

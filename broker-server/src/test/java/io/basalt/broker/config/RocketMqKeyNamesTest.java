@@ -33,7 +33,8 @@ class RocketMqKeyNamesTest {
         Set<String> basaltOnly = Set.of("metricsPort", "logsDir", "pidFile", "haReconnectInterval",
             "autoCreateTopicPerClientPerSecond",
             "remotingUnwritableCloseMillis", "remotingPartialFrameBudgetBytes", "remotingFrameCompleteTimeoutMillis",
-            "recoverySkipCorruptRecords", "maxOpenConsumeQueueFiles", "checkCrcOnRead", "timerStopDequeue");
+            "recoverySkipCorruptRecords", "maxOpenConsumeQueueFiles", "checkCrcOnRead", "timerStopDequeue",
+            "metricsBindAddress", "metricsAuthToken");
         for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             assertEquals(!basaltOnly.contains(key.name()), RocketMqKeyNames.contains(key.name()), key.name());
             assertEquals(basaltOnly.contains(key.name()), key.description().startsWith("Basalt: "), key.name());

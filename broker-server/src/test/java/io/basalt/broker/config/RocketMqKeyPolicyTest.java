@@ -33,8 +33,8 @@ class RocketMqKeyPolicyTest {
 
     @Test
     void keysThatChangeAGuaranteeAreSemantic() {
-        for (String key : List.of("aclEnable", "enableDLegerCommitLog", "enableSlaveActingMaster",
-            "brokerPermission", "storeType", "useTLS",
+        for (String key : List.of("authenticationProvider", "enableDLegerCommitLog", "enableSlaveActingMaster",
+            "brokerPermission", "storeType", "authorizationMetadataProvider",
             "filterSupportRetry")) {
             Rule rule = RocketMqKeyPolicy.rule(key).orElseThrow();
             assertEquals(KeyClass.SEMANTIC, rule.keyClass(), key);
@@ -49,16 +49,17 @@ class RocketMqKeyPolicyTest {
             ConfigException e = assertThrows(ConfigException.class, () -> of(Map.of(rule.key(), value)), rule.key());
             assertEquals(1, e.problems().size(), e.problems().toString());
             String problem = e.problems().get(0);
-            assertTrue(problem.contains(rule.key() + "=" + value + " is a RocketMQ 5.2.0 setting Basalt cannot honour"), problem);
+            assertTrue(problem.contains(rule.key() + "=" + value + " is a RocketMQ setting Basalt cannot honour"), problem);
             assertTrue(problem.contains(rule.instead()), problem);
         }
     }
 
     @Test
     void theIssuesExamplesAreRefusedWithTheirReason() throws Exception {
-        List<String> acl = assertThrows(ConfigException.class, () -> of(Map.of("aclEnable", "true"))).problems();
-        assertTrue(acl.get(0).contains("aclEnable=true") && acl.get(0).contains("no access control")
-            && acl.get(0).contains("(accepted: false)"), acl.toString());
+        List<String> provider = assertThrows(ConfigException.class,
+            () -> of(Map.of("authenticationProvider", "com.example.MyProvider"))).problems();
+        assertTrue(provider.get(0).contains("authenticationProvider=com.example.MyProvider")
+            && provider.get(0).contains("cannot be plugged in"), provider.toString());
         List<String> store = assertThrows(ConfigException.class, () -> of(Map.of("storeType", "defaultRocksDB"))).problems();
         assertTrue(store.get(0).contains("storeType=defaultRocksDB") && store.get(0).contains("(accepted: default)"),
             store.toString());
@@ -74,7 +75,7 @@ class RocketMqKeyPolicyTest {
         for (Rule rule : semanticRules()) {
             honoured.put(rule.key(), rule.honoured().get(0));
         }
-        honoured.put("aclEnable", "FALSE");
+        honoured.put("enableDLegerCommitLog", "FALSE");
         honoured.put("brokerPermission", " 6 ");
         BrokerConfiguration config = of(honoured);
         assertEquals(List.of(), config.warnings());
@@ -95,9 +96,10 @@ class RocketMqKeyPolicyTest {
     @Test
     void theSettingThatAppliesDecides() throws Exception {
         Path file = dir.resolve("broker.conf");
-        java.nio.file.Files.writeString(file, "aclEnable=true\n");
-        BrokerConfiguration config = BrokerConfiguration.load(file, Map.of("aclEnable", "false"), TestEnvironment.in(dir));
-        assertEquals(Set.of("aclEnable"), config.ignoredKeys());
+        java.nio.file.Files.writeString(file, "enableDLegerCommitLog=true\n");
+        BrokerConfiguration config = BrokerConfiguration.load(file, Map.of("enableDLegerCommitLog", "false"),
+            TestEnvironment.in(dir));
+        assertEquals(Set.of("enableDLegerCommitLog"), config.ignoredKeys());
         assertThrows(ConfigException.class,
             () -> BrokerConfiguration.load(file, Map.of(), TestEnvironment.in(dir)));
     }

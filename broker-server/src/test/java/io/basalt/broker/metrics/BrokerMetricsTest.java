@@ -75,6 +75,12 @@ class BrokerMetricsTest {
         metrics.putDone(topic, status, 1, bodySize, 1_500_000);
     }
 
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
     private String scrape() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         new PrometheusTextFormatWriter(false).write(out, metrics.registry().scrape());
@@ -310,5 +316,35 @@ class BrokerMetricsTest {
         assertTrue(text.lines().noneMatch(l -> l.startsWith("basalt_transaction_")), "registered only by the broker");
         String json = new StatusReport(metrics, new TrafficSampler(metrics, System::currentTimeMillis), "broker-a").json();
         assertTrue(json.contains("\"transactions\":{\"topics\":[],\"endRefused\":{},\"duplicateDecisions\":0}"), json);
+    }
+
+    @Test
+    void aMetricsTokenKeepsTheEndpointClosedToRequestsWithoutIt() throws Exception {
+        MetricsService service = new MetricsService(metrics, "broker-a", "127.0.0.1", freePort(),
+            java.util.Optional.of("a-token-of-sixteen+"));
+        service.start();
+        try {
+            String base = "http://127.0.0.1:" + service.port();
+            assertEquals(401, status(base + "/metrics", null), "no token");
+            assertEquals(401, status(base + "/metrics", "Bearer wrong"), "a wrong token");
+            assertEquals(200, status(base + "/metrics", "Bearer a-token-of-sixteen+"));
+            assertEquals(401, status(base + "/", null), "the status page too");
+        } finally {
+            service.shutdown();
+        }
+    }
+
+    private static int status(String url, String authorization) throws IOException {
+        java.net.HttpURLConnection c = (java.net.HttpURLConnection) java.net.URI.create(url).toURL().openConnection();
+        // no keep-alive: the JDK's connection cache would keep the socket past the test
+        c.setRequestProperty("Connection", "close");
+        try {
+            if (authorization != null) {
+                c.setRequestProperty("Authorization", authorization);
+            }
+            return c.getResponseCode();
+        } finally {
+            c.disconnect();
+        }
     }
 }
