@@ -31,6 +31,8 @@ public final class HAConfig {
     private final int minInSyncReplicas;
     private final long haMaxTimeSlaveNotCatchupMs;
     private final boolean asyncLearner;
+    private final String haAuthSecret;
+    private final boolean haTlsEnable;
 
     private HAConfig(ConfigValues values) {
         this.haListenPort = values.get(HAKeys.HA_LISTEN_PORT);
@@ -46,6 +48,8 @@ public final class HAConfig {
         this.minInSyncReplicas = values.get(HAKeys.MIN_IN_SYNC_REPLICAS);
         this.haMaxTimeSlaveNotCatchupMs = values.get(HAKeys.HA_MAX_TIME_SLAVE_NOT_CATCHUP);
         this.asyncLearner = values.get(HAKeys.ASYNC_LEARNER);
+        this.haAuthSecret = values.get(HAKeys.HA_AUTH_SECRET);
+        this.haTlsEnable = values.get(HAKeys.HA_TLS_ENABLE);
         if (haHousekeepingInterval <= haSendHeartbeatInterval) {
             throw new IllegalArgumentException(housekeepingProblem(haHousekeepingInterval, haSendHeartbeatInterval));
         }
@@ -136,6 +140,16 @@ public final class HAConfig {
         return asyncLearner;
     }
 
+    /** Basalt: the secret the brokers of a group prove to each other on the HA port, if set. */
+    public java.util.Optional<String> haAuthSecret() {
+        return haAuthSecret.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(haAuthSecret);
+    }
+
+    /** Basalt: a slave's connection to its master's HA port speaks TLS. */
+    public boolean haTlsEnable() {
+        return haTlsEnable;
+    }
+
     /** A builder holding this configuration's values, to derive a changed copy. */
     public Builder toBuilder() {
         return new Builder().haListenPort(haListenPort).haMaxGapNotInSync(haMaxGapNotInSync)
@@ -143,7 +157,7 @@ public final class HAConfig {
             .haTransferBatchSize(haTransferBatchSize).slaveTimeoutMs(slaveTimeoutMs).reconnectIntervalMs(reconnectIntervalMs)
             .syncFromLastFile(syncFromLastFile).allAckInSyncStateSet(allAckInSyncStateSet).inSyncReplicas(inSyncReplicas)
             .minInSyncReplicas(minInSyncReplicas).haMaxTimeSlaveNotCatchupMs(haMaxTimeSlaveNotCatchupMs)
-            .asyncLearner(asyncLearner);
+            .asyncLearner(asyncLearner).haAuthSecret(haAuthSecret).haTlsEnable(haTlsEnable);
     }
 
     @Override
@@ -154,7 +168,7 @@ public final class HAConfig {
             + ", reconnectIntervalMs=" + reconnectIntervalMs + ", syncFromLastFile=" + syncFromLastFile
             + ", allAckInSyncStateSet=" + allAckInSyncStateSet + ", inSyncReplicas=" + inSyncReplicas
             + ", minInSyncReplicas=" + minInSyncReplicas + ", haMaxTimeSlaveNotCatchup=" + haMaxTimeSlaveNotCatchupMs
-            + ", asyncLearner=" + asyncLearner + '}';
+            + ", asyncLearner=" + asyncLearner + ", haAuthSecret=" + (haAuthSecret.isEmpty() ? "none" : "<hidden>") + ", haTlsEnable=" + haTlsEnable + '}';
     }
 
     /**
@@ -222,6 +236,14 @@ public final class HAConfig {
 
         public Builder asyncLearner(boolean value) {
             return set(HAKeys.ASYNC_LEARNER, value);
+        }
+
+        public Builder haAuthSecret(String value) {
+            return set(HAKeys.HA_AUTH_SECRET, value);
+        }
+
+        public Builder haTlsEnable(boolean value) {
+            return set(HAKeys.HA_TLS_ENABLE, value);
         }
 
         /** @throws IllegalArgumentException naming every key with a bad value and what is allowed */

@@ -3,6 +3,7 @@ package io.basalt.ha;
 import static io.basalt.common.config.ConfigKey.key;
 import static io.basalt.common.config.ValueTypes.bool;
 import static io.basalt.common.config.ValueTypes.integer;
+import static io.basalt.common.config.ValueTypes.secret;
 
 import io.basalt.common.config.ConfigKey;
 import io.basalt.common.config.KeyTable;
@@ -53,11 +54,26 @@ public final class HAKeys {
         "Controller mode: this slave replicates but never joins the SyncStateSet (never elected, never waited for);"
             + " honoured only with enableControllerMode=true");
 
+    public static final ConfigKey<String> HA_AUTH_SECRET = key("haAuthSecret", SECTION,
+        secret("any text of 16 characters or more", raw -> {
+            if (!raw.isEmpty() && raw.length() < 16) {
+                throw new io.basalt.common.config.ValueType.InvalidValueException("has fewer than 16 characters");
+            }
+        }), "", "Basalt: a secret the brokers of a group share; when set, a master takes only slaves that prove they know"
+            + " it (an HMAC exchange before the replication protocol), and a slave follows only a master that proves it"
+            + " too. RocketMQ's HA protocols cannot prove it: a RocketMQ replica cannot follow or lead a broker that sets"
+            + " it");
+
+    public static final ConfigKey<Boolean> HA_TLS_ENABLE = key("haTlsEnable", SECTION, bool(), "false",
+        "Basalt: a slave connects to its master's HA port with TLS (the broker's tls.client.* settings); a Basalt"
+            + " master's HA port takes TLS whenever tls.server.mode is not disabled, told apart by the first byte as on"
+            + " the remoting ports (RocketMQ's HA port has no TLS: a RocketMQ master cannot be followed with it)");
+
     /** Replication's keys, in documentation order. */
     public static final KeyTable TABLE = KeyTable.of(List.of(HA_LISTEN_PORT, HA_MAX_GAP_NOT_IN_SYNC,
         HA_SEND_HEARTBEAT_INTERVAL, HA_HOUSEKEEPING_INTERVAL, HA_TRANSFER_BATCH_SIZE, SLAVE_TIMEOUT, HA_RECONNECT_INTERVAL,
         SYNC_FROM_LAST_FILE, ALL_ACK_IN_SYNC_STATE_SET, IN_SYNC_REPLICAS, MIN_IN_SYNC_REPLICAS,
-        HA_MAX_TIME_SLAVE_NOT_CATCHUP, ASYNC_LEARNER));
+        HA_MAX_TIME_SLAVE_NOT_CATCHUP, ASYNC_LEARNER, HA_AUTH_SECRET, HA_TLS_ENABLE));
 
     /**
      * The keys whose non-default value RocketMQ honours only in controller mode: a classic-mode broker

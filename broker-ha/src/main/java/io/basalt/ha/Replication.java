@@ -53,6 +53,8 @@ public final class Replication {
     private volatile HAService master;
     /** The HA port's threads (and, in controller mode, the port), kept across every master endpoint this broker runs. */
     private final HAListener haListener = new HAListener();
+    /** {@code haTlsEnable}: the TLS context of the connection to the master; null: plaintext. */
+    private volatile io.netty.handler.ssl.SslContext haClientTls;
     private volatile ReplicaClient slave;
     private volatile MasterLocator locator = MasterLocator.NONE;
     private boolean started;
@@ -101,6 +103,16 @@ public final class Replication {
         this.locator = locator;
     }
 
+    /**
+     * TLS of replication: {@code mode} and {@code server} for the HA port (as the remoting ports'; null: plaintext), and
+     * {@code client} for this broker's connection to its master ({@code haTlsEnable}; null: plaintext). Before start.
+     */
+    public void setTls(io.basalt.remoting.tls.TlsMode mode, io.netty.handler.ssl.SslContext server,
+                       io.netty.handler.ssl.SslContext client) {
+        haListener.setTls(mode, server);
+        this.haClientTls = client;
+    }
+
     /** Starts the role's endpoint; the store must be running. */
     public synchronized void start() throws IOException {
         if (started) {
@@ -116,7 +128,9 @@ public final class Replication {
             return;
         }
         if (role == BrokerRole.SLAVE) {
-            slave = new HAClient(store, epochs, config, self, masterHaAddress, locator);
+            HAClient client = new HAClient(store, epochs, config, self, masterHaAddress, locator);
+            client.useTls(haClientTls);
+            slave = client;
             slave.start();
         } else {
             startMaster();
@@ -286,6 +300,7 @@ public final class Replication {
         this.masterHaAddress = masterHaAddress;
         if (masterHaAddress != null) {
             AutoSwitchClient client = new AutoSwitchClient(store, epochs, config, self, masterHaAddress, null);
+            client.useTls(haClientTls);
             client.start();
             slave = client;
         }

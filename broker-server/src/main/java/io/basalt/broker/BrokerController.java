@@ -241,6 +241,7 @@ public final class BrokerController {
             SslContext serverTls = tls.serverContext();
             remotingServer.setTls(tls.serverMode(), serverTls);
             fastRemotingServer.setTls(tls.serverMode(), serverTls);
+            replication.setTls(tls.serverMode(), serverTls, configuration.ha().haTlsEnable() ? tls.clientContext() : null);
         } catch (javax.net.ssl.SSLException e) {
             throw new IllegalStateException("TLS cannot start: " + e.getMessage(), e);
         }

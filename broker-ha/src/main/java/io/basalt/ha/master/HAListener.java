@@ -46,6 +46,9 @@ public final class HAListener implements AutoCloseable {
     private Channel serverChannel;
     private volatile HAService attached;
     private boolean closed;
+    /** TLS on the HA port (the remoting ports' mode and certificate); null: plaintext only. */
+    private volatile io.basalt.remoting.tls.TlsMode tlsMode;
+    private volatile io.netty.handler.ssl.SslContext tlsContext;
 
     synchronized EventLoopGroup boss() {
         create();
@@ -109,6 +112,24 @@ public final class HAListener implements AutoCloseable {
             throw new IOException("the HA port " + port + " cannot be bound: " + e, e);
         }
         LOG.info("HA port {} bound; it serves slaves while this broker is master", localPort());
+    }
+
+    /**
+     * TLS on the HA port, as on the remoting ports: a connection that starts a TLS handshake gets TLS (a Basalt slave
+     * with {@code haTlsEnable}), any other is plaintext unless {@code mode} is enforcing (RocketMQ slaves speak
+     * plaintext only). Set before the first connection.
+     */
+    public void setTls(io.basalt.remoting.tls.TlsMode mode, io.netty.handler.ssl.SslContext context) {
+        this.tlsMode = mode;
+        this.tlsContext = context;
+    }
+
+    /** Adds the TLS detector to a new connection's pipeline when TLS is set. */
+    void initTls(SocketChannel ch) {
+        io.basalt.remoting.tls.TlsMode mode = tlsMode;
+        if (mode != null && tlsContext != null) {
+            ch.pipeline().addLast(new io.basalt.remoting.tls.TlsDetector(mode, tlsContext, reason -> { }));
+        }
     }
 
     /** Whether {@link #listen} bound the port (so endpoints attach instead of binding their own). */

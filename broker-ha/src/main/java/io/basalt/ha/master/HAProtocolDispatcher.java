@@ -85,6 +85,13 @@ final class HAProtocolDispatcher extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (in.readableBytes() >= 4 && in.getInt(in.readerIndex()) == io.basalt.ha.HAAuth.MAGIC) {
+            LOG.error("HA connection {} refused: the slave proves an haAuthSecret, but this master has none set (set the"
+                + " same haAuthSecret on every broker of the group)", ctx.channel().remoteAddress());
+            in.skipBytes(in.readableBytes());
+            ctx.close();
+            return;
+        }
         HAProtocol chosen = choose(protocols, in);
         if (chosen == null) {
             if (in.readableBytes() > MAX_DECISION_BYTES) {

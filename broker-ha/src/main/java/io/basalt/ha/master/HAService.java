@@ -15,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.basalt.ha.EpochFile;
+import io.basalt.ha.HAAuth;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.Peer;
 import io.basalt.ha.SlaveStatus;
@@ -83,6 +84,8 @@ public final class HAService {
     /** Whether this endpoint took connections from the listener's port rather than binding its own. */
     private boolean attached;
     private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
+    /** {@code haAuthSecret}: slaves prove the secret before their protocol; null when not set. */
+    private final HAAuth auth;
     private Channel serverChannel;
     private volatile long epoch;
     private volatile String fencedReason;
@@ -114,6 +117,7 @@ public final class HAService {
         this.self = self;
         this.epochs = epochs;
         this.config = config;
+        this.auth = config.haAuthSecret().map(secret -> new HAAuth(secret, System::currentTimeMillis)).orElse(null);
         this.syncMaster = syncMaster;
         this.groupTransfer = syncMaster ? new GroupTransferService(slaveAcks(), config.slaveTimeoutMs(),
             config.haMaxGapNotInSync(), store.durabilityErrorPolicy()) : null;
@@ -128,6 +132,7 @@ public final class HAService {
         this.self = self;
         this.epochs = epochs;
         this.config = config;
+        this.auth = config.haAuthSecret().map(secret -> new HAAuth(secret, System::currentTimeMillis)).orElse(null);
         this.syncMaster = false;
         this.groupTransfer = null;
         this.protocols = List.of(AUTOSWITCH);
@@ -283,8 +288,13 @@ public final class HAService {
 
     /** Sets up a slave's connection on this endpoint (idle checks, then the protocol its first bytes choose). */
     void initConnection(SocketChannel ch) {
+        listener.initTls(ch);
         ch.pipeline().addLast(new IdleStateHandler(config.haHousekeepingInterval(), config.haSendHeartbeatInterval(), 0,
-            TimeUnit.MILLISECONDS), new HAProtocolDispatcher(this, protocols));
+            TimeUnit.MILLISECONDS));
+        if (auth != null) {
+            ch.pipeline().addLast(auth.gate());
+        }
+        ch.pipeline().addLast(new HAProtocolDispatcher(this, protocols));
     }
 
     /** This master's generation. */

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.ha.EpochFile;
+import io.basalt.ha.HAAuth;
 import io.basalt.ha.HAConfig;
 import io.basalt.ha.HAWire;
 import io.basalt.ha.Peer;
@@ -69,6 +70,10 @@ public final class HAClient implements ReplicaClient {
     private final MessageStore store;
     private final EpochFile epochs;
     private final HAConfig config;
+    /** {@code haAuthSecret}'s proofs; null when not set. */
+    private final HAAuth auth;
+    /** {@code haTlsEnable}: the TLS of the connection to the master; null: plaintext. */
+    private volatile io.netty.handler.ssl.SslContext tlsContext;
     private final Peer self;
     /** haMasterAddress, null when the NameServers name the master. */
     private final InetSocketAddress configuredMasterAddress;
@@ -103,11 +108,17 @@ public final class HAClient implements ReplicaClient {
         this.self = self;
         this.epochs = epochs;
         this.config = config;
+        this.auth = config.haAuthSecret().map(secret -> new HAAuth(secret, System::currentTimeMillis)).orElse(null);
         this.configuredMasterAddress = masterAddress;
         this.masterAddress = masterAddress;
         this.locator = locator;
         this.group = new MultiThreadIoEventLoopGroup(1, DaemonThreads.factory(index -> "HAClient", FastThreadLocalThread::new),
             NioIoHandler.newFactory());
+    }
+
+    /** Connects to the master with TLS ({@code haTlsEnable}); set before {@link #start()}. */
+    public void useTls(io.netty.handler.ssl.SslContext context) {
+        this.tlsContext = context;
     }
 
     /** Starts connecting (and reconnecting) to the master. The store must be running. */
@@ -269,6 +280,15 @@ public final class HAClient implements ReplicaClient {
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
+                    io.netty.handler.ssl.SslContext tls = tlsContext;
+                    if (tls != null) {
+                        // haTlsEnable: TLS to the master's HA port, under the proof and the protocol
+                        ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                    }
+                    if (auth != null) {
+                        // haAuthSecret: the proof goes first, and only a master that proves it too is followed
+                        ch.pipeline().addLast(auth.proof());
+                    }
                     ch.pipeline().addLast(new IdleStateHandler(config.haHousekeepingInterval(),
                         config.haSendHeartbeatInterval(), 0, TimeUnit.MILLISECONDS),
                         speak == ReplicaProtocol.CLASSIC ? new ClassicHandler(address, masterAddr) : new BasaltHandler(address));

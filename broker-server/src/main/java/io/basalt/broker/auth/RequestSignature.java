@@ -46,19 +46,18 @@ public final class RequestSignature {
 
     /**
      * Whether {@code signature} is the one {@code secretKey} gives the request as received (its ext
-     * {@code fields}, {@code body} and protocol {@code version}). A signature that is not Base64 never matches.
+     * {@code fields}, {@code body} and protocol {@code version}), in RocketMQ's canonical Base64, compared in constant
+     * time.
      */
     public static boolean verify(String secretKey, Map<String, String> fields, byte[] body, int version, String signature) {
         if (signature == null) {
             return false;
         }
-        byte[] claimed;
-        try {
-            claimed = Base64.getDecoder().decode(signature);
-        } catch (IllegalArgumentException notBase64) {
-            return false;
-        }
-        return MessageDigest.isEqual(hmac(secretKey, fields, body, version), claimed);
+        // the canonical Base64 text is compared, as RocketMQ compares it: decoding first would take encodings that
+        // differ in the padding bits of the last character (a changed request the signature still "matched")
+        String expected = Base64.getEncoder().encodeToString(hmac(secretKey, fields, body, version));
+        return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
+            signature.getBytes(StandardCharsets.UTF_8));
     }
 
     /**

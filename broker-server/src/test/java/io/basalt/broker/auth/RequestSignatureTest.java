@@ -66,6 +66,15 @@ class RequestSignatureTest {
     }
 
     @Test
+    void onlyTheCanonicalBase64Matches() {
+        Map<String, String> fields = Map.of("AccessKey", "RocketMQ", "consumerGroup", "GroupA");
+        assertTrue(RequestSignature.verify("12345678", fields, null, 453, "zbRpaKPymy5SD5OMvjBpFiO0n2Y="));
+        // 'Z' differs from 'Y' only in the padding bits of the last character: the same bytes once decoded
+        assertFalse(RequestSignature.verify("12345678", fields, null, 453, "zbRpaKPymy5SD5OMvjBpFiO0n2Z="));
+        assertFalse(RequestSignature.verify("12345678", fields, null, 453, "zbRpaKPymy5SD5OMvjBpFiO0n2Y"), "no padding");
+    }
+
+    @Test
     void aSignatureThatIsNotBase64OrMissingNeverMatches() {
         Map<String, String> fields = Map.of("AccessKey", "RocketMQ");
         assertFalse(RequestSignature.verify("12345678", fields, null, 453, "%%%not base64%%%"));

@@ -31,6 +31,9 @@ final class ConsumerBench implements Callable<Integer> {
     @Option(names = {"-c", "--count"}, defaultValue = "0", description = "messages to receive (0: until --duration)")
     long count;
 
+    @picocli.CommandLine.Mixin
+    io.basalt.tools.ClientSecurityOptions security;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -42,7 +45,8 @@ final class ConsumerBench implements Callable<Integer> {
         java.io.PrintWriter out = spec.commandLine().getOut();
         BenchReport report = new BenchReport(out, "recv");
         CountDownLatch done = new CountDownLatch(1);
-        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group, security.rpcHook());
+        consumer.setUseTLS(security.tls());
         consumer.setNamesrvAddr(namesrv);
         consumer.setInstanceName("mqbench-" + ProcessHandle.current().pid());
         consumer.setConsumeThreadMin(threads);

@@ -40,6 +40,9 @@ final class ProducerBench implements Callable<Integer> {
     @Option(names = {"-g", "--group"}, defaultValue = "mqbench_producer", description = "producer group (default: ${DEFAULT-VALUE})")
     String group;
 
+    @picocli.CommandLine.Mixin
+    io.basalt.tools.ClientSecurityOptions security;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -52,7 +55,8 @@ final class ProducerBench implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--threads and --size must be at least 1");
         }
         java.io.PrintWriter out = spec.commandLine().getOut();
-        DefaultMQProducer producer = new DefaultMQProducer(group);
+        DefaultMQProducer producer = new DefaultMQProducer(group, security.rpcHook());
+        producer.setUseTLS(security.tls());
         producer.setNamesrvAddr(namesrv);
         producer.setInstanceName("mqbench-" + ProcessHandle.current().pid());
         producer.setMaxMessageSize(Math.max(4 * 1024 * 1024, size + 1024));

@@ -18,6 +18,7 @@ import org.apache.rocketmq.remoting.protocol.body.EpochEntryCache;
 import org.apache.rocketmq.remoting.protocol.body.HARuntimeInfo;
 import org.apache.rocketmq.remoting.protocol.body.KVTable;
 
+import io.basalt.tools.ClientSecurityOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -57,10 +58,29 @@ public final class MqHa implements Callable<Integer> {
         return 2;
     }
 
-    /** Sends one request to {@code broker} and prints the outcome; the exit status. */
-    private static int call(PrintWriter out, String broker, RemotingCommand request, ResponsePrinter printer) {
-        NettyRemotingClient client = new NettyRemotingClient(new NettyClientConfig());
+    /** A client to the broker with TLS and the ACL signature as {@code security} says. */
+    static NettyRemotingClient client(ClientSecurityOptions security) throws java.io.IOException {
+        NettyClientConfig config = new NettyClientConfig();
+        config.setUseTLS(security.tls());
+        NettyRemotingClient client = new NettyRemotingClient(config);
+        org.apache.rocketmq.remoting.RPCHook hook = security.rpcHook();
+        if (hook != null) {
+            client.registerRPCHook(hook);
+        }
         client.start();
+        return client;
+    }
+
+    /** Sends one request to {@code broker} and prints the outcome; the exit status. */
+    private static int call(PrintWriter out, String broker, RemotingCommand request, ResponsePrinter printer,
+                            ClientSecurityOptions security) {
+        NettyRemotingClient client;
+        try {
+            client = client(security);
+        } catch (java.io.IOException e) {
+            out.println("cannot read the credentials: " + e.getMessage());
+            return 1;
+        }
         try {
             RemotingCommand response = client.invokeSync(broker, request, TIMEOUT_MS);
             if (response.getCode() != 0) {
@@ -92,11 +112,19 @@ public final class MqHa implements Callable<Integer> {
         @Option(names = {"-b", "--broker"}, required = true, paramLabel = "ADDR", description = "broker host:port")
         String broker;
 
+        @CommandLine.Mixin
+        ClientSecurityOptions security;
+
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
-            NettyRemotingClient client = new NettyRemotingClient(new NettyClientConfig());
-            client.start();
+            NettyRemotingClient client;
+            try {
+                client = client(security);
+            } catch (java.io.IOException e) {
+                out.println("cannot read the credentials: " + e.getMessage());
+                return 1;
+            }
             try {
                 RemotingCommand info = client.invokeSync(broker,
                     RemotingCommand.createRequestCommand(RequestCode.GET_BROKER_RUNTIME_INFO, null), TIMEOUT_MS);
@@ -176,13 +204,16 @@ public final class MqHa implements Callable<Integer> {
             description = "the epoch the slave follows (haEpoch in `mqha status`); a mismatch is refused")
         long expectedEpoch;
 
+        @CommandLine.Mixin
+        ClientSecurityOptions security;
+
         @Override
         public Integer call() {
             RemotingCommand request = RemotingCommand.createRequestCommand(PROMOTE_TO_MASTER, null);
             request.addExtField("role", role);
             request.addExtField("expectedEpoch", Long.toString(expectedEpoch));
             return MqHa.call(spec.commandLine().getOut(), broker, request,
-                (o, response) -> o.println(broker + " promoted to " + role + ", " + response.getRemark()));
+                (o, response) -> o.println(broker + " promoted to " + role + ", " + response.getRemark()), security);
         }
     }
 }
