@@ -324,27 +324,31 @@ class BrokerMetricsTest {
             java.util.Optional.of("a-token-of-sixteen+"));
         service.start();
         try {
-            String base = "http://127.0.0.1:" + service.port();
-            assertEquals(401, status(base + "/metrics", null), "no token");
-            assertEquals(401, status(base + "/metrics", "Bearer wrong"), "a wrong token");
-            assertEquals(200, status(base + "/metrics", "Bearer a-token-of-sixteen+"));
-            assertEquals(401, status(base + "/", null), "the status page too");
+            int port = service.port();
+            assertEquals(401, status(port, "/metrics", null), "no token");
+            assertEquals(401, status(port, "/metrics", "Bearer wrong"), "a wrong token");
+            assertEquals(200, status(port, "/metrics", "Bearer a-token-of-sixteen+"));
+            assertEquals(401, status(port, "/", null), "the status page too");
         } finally {
             service.shutdown();
         }
     }
 
-    private static int status(String url, String authorization) throws IOException {
-        java.net.HttpURLConnection c = (java.net.HttpURLConnection) java.net.URI.create(url).toURL().openConnection();
-        // no keep-alive: the JDK's connection cache would keep the socket past the test
-        c.setRequestProperty("Connection", "close");
-        try {
-            if (authorization != null) {
-                c.setRequestProperty("Authorization", authorization);
-            }
-            return c.getResponseCode();
-        } finally {
-            c.disconnect();
+    /**
+     * The status code of one GET, over a socket this method closes itself: the JDK's HttpURLConnection
+     * may hand an error response's socket to its keep-alive cleaner, which outlives the test.
+     */
+    private static int status(int port, String path, String authorization) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            String request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                + (authorization == null ? "" : "Authorization: " + authorization + "\r\n") + "\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            String statusLine = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                StandardCharsets.US_ASCII)).readLine();
+            assertTrue(statusLine != null && statusLine.startsWith("HTTP/1.1 "), "status line: " + statusLine);
+            return Integer.parseInt(statusLine.substring(9, 12));
         }
     }
 }

@@ -37,6 +37,10 @@ final class ProducerBench implements Callable<Integer> {
     Mode mode;
     @Option(names = {"--max-in-flight"}, defaultValue = "1024", description = "async sends outstanding at most (default: ${DEFAULT-VALUE})")
     int maxInFlight;
+    @Option(names = {"-w", "--warmup"}, defaultValue = "0",
+        description = "seconds of sending before the measured --duration or --count starts, in this JVM, so that the"
+            + " client's JIT is warm too; its numbers are printed and left out of the summary (default: ${DEFAULT-VALUE})")
+    int warmupSeconds;
     @Option(names = {"-g", "--group"}, defaultValue = "mqbench_producer", description = "producer group (default: ${DEFAULT-VALUE})")
     String group;
 
@@ -51,6 +55,9 @@ final class ProducerBench implements Callable<Integer> {
         if (durationSeconds <= 0 && count <= 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give --duration or --count");
         }
+        if (warmupSeconds < 0) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--warmup must be 0 or more");
+        }
         if (threads < 1 || size < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--threads and --size must be at least 1");
         }
@@ -63,11 +70,35 @@ final class ProducerBench implements Callable<Integer> {
         producer.start();
         out.printf("mqbench producer: topic %s, %d threads, %d-byte bodies, %s sends, %s to %s%n", topic, threads, size,
             mode, durationSeconds > 0 ? durationSeconds + " s" : count + " messages", namesrv);
-        BenchReport report = new BenchReport(out, "send");
         byte[] body = new byte[size];
         java.util.Arrays.fill(body, (byte) 'x');
-        long deadline = durationSeconds > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
-        AtomicLong remaining = new AtomicLong(count > 0 ? count : Long.MAX_VALUE);
+        BenchReport report;
+        try {
+            if (warmupSeconds > 0) {
+                BenchReport warmup = new BenchReport(out, "warm-up send");
+                run(producer, body, TimeUnit.SECONDS.toNanos(warmupSeconds), Long.MAX_VALUE, warmup, false);
+                out.printf("warm-up done: %d sent, %d errors; measuring%n", warmup.successes(), warmup.errors());
+                out.flush();
+            }
+            report = new BenchReport(out, "send");
+            run(producer, body, durationSeconds > 0 ? TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE,
+                count > 0 ? count : Long.MAX_VALUE, report, true);
+        } finally {
+            producer.shutdown();
+        }
+        return report.errors() == 0 ? 0 : 1;
+    }
+
+    /**
+     * Sends from {@code threads} threads for {@code nanos} or {@code count} messages, whichever ends first, ticking
+     * {@code report} every second; returns when every send has been answered, after the report's summary if
+     * {@code summarize}.
+     */
+    private void run(DefaultMQProducer producer, byte[] body, long nanos, long count, BenchReport report,
+                     boolean summarize)
+        throws InterruptedException {
+        long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+        AtomicLong remaining = new AtomicLong(count);
         Semaphore inFlight = new Semaphore(maxInFlight);
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
@@ -75,23 +106,20 @@ final class ProducerBench implements Callable<Integer> {
             t.start();
             workers.add(t);
         }
-        try {
-            while (workers.stream().anyMatch(Thread::isAlive)) {
-                for (Thread t : workers) {
-                    t.join(1000);
-                    if (t.isAlive()) {
-                        break;
-                    }
+        while (workers.stream().anyMatch(Thread::isAlive)) {
+            for (Thread t : workers) {
+                t.join(1000);
+                if (t.isAlive()) {
+                    break;
                 }
-                report.tick();
             }
-            inFlight.acquire(maxInFlight);
+            report.tick();
+        }
+        inFlight.acquire(maxInFlight);
+        if (summarize) {
             // Before the producer's shutdown, so that the summary's time is the sending time.
             report.summary();
-        } finally {
-            producer.shutdown();
         }
-        return report.errors() == 0 ? 0 : 1;
     }
 
     private void sendLoop(DefaultMQProducer producer, byte[] body, long deadline, AtomicLong remaining, Semaphore inFlight,
