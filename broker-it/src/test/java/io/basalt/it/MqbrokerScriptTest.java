@@ -72,6 +72,46 @@ class MqbrokerScriptTest {
         assertFalse(Files.exists(b.storeDir().resolve("broker.pid")), "pid file removed");
     }
 
+    /**
+     * RocketMQ's quick start: {@code sh bin/mqbroker -c FILE} (no command, run by sh), then {@code sh bin/mqshutdown
+     * broker}. ({@code -n} parses as start's; this broker is its own NameServer.)
+     */
+    @Test
+    void rocketMqsQuickStartCommandsRunAndStopTheBroker() throws Exception {
+        BrokerProcess b = BrokerProcess.create(dir.resolve("q"), Map.of());
+        Path conf = b.confFile().toAbsolutePath();
+        ProcessBuilder start = new ProcessBuilder("sh", BrokerProcess.BASALT_HOME.resolve("bin/mqbroker").toString(),
+            "-c", conf.toString())
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("mqbroker.out").toFile()));
+        start.environment().put("JAVA_OPT", "-Xms128m -Xmx256m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC");
+        start.environment().put("BASALT_LOG_DIR", dir.resolve("logs").toString());
+        running = start.start();
+        Process p = running;
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            if (!p.isAlive()) {
+                throw new IllegalStateException("sh bin/mqbroker exited " + p.exitValue() + ": "
+                    + Files.readString(dir.resolve("mqbroker.out")));
+            }
+            return BrokerProcess.answers(b.port());
+        });
+
+        Process shutdown = new ProcessBuilder("sh", BrokerProcess.BASALT_HOME.resolve("bin/mqshutdown").toString(), "broker")
+            .redirectErrorStream(true).start();
+        String said = new String(shutdown.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(shutdown.waitFor(90, TimeUnit.SECONDS), "mqshutdown returns");
+        assertEquals(0, shutdown.exitValue(), said);
+        assertTrue(said.contains("Send shutdown request to mqbroker(") && said.contains(Long.toString(p.pid())), said);
+        assertFalse(p.isAlive(), "mqshutdown waits until the broker is gone: " + said);
+        assertFalse(Files.exists(b.storeDir().resolve("abort")), "a clean shutdown");
+
+        Process again = new ProcessBuilder("sh", BrokerProcess.BASALT_HOME.resolve("bin/mqshutdown").toString(), "broker")
+            .redirectErrorStream(true).start();
+        String nothing = new String(again.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(again.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(1, again.exitValue(), nothing);
+        assertTrue(nothing.contains("No mqbroker running."), nothing);
+    }
+
     @Test
     void startSendStopStartReadEverythingBack() throws Exception {
         BrokerProcess b = BrokerProcess.create(dir.resolve("b"), Map.of());

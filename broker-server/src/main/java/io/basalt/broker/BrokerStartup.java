@@ -78,8 +78,19 @@ public final class BrokerStartup {
             err.println(e.getMessage());
             return 1;
         }
-        return invocation.action() == BrokerCommandLine.Action.STOP ? stop(configuration, out, err)
-            : start(configuration, err);
+        return switch (invocation.action()) {
+            case STOP -> stop(configuration, out, err);
+            case PRINT_ALL -> print(configuration.asProperties(), out);
+            case PRINT_IMPORTANT -> print(configuration.importantProperties(), out);
+            default -> start(configuration, err);
+        };
+    }
+
+    /** {@code -p} and {@code -m}: {@code key=value} lines, as RocketMQ's broker prints them, and exit. */
+    private static int print(Map<String, String> properties, PrintStream out) {
+        properties.forEach((key, value) -> out.println(key + "=" + value));
+        out.flush();
+        return 0;
     }
 
     /**

@@ -15,9 +15,12 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Parameters;
 
 /**
- * The {@code mqbroker} command line: {@code start [-c FILE] [-n ADDR] [--key=value ...]},
- * {@code stop [-c FILE] [--key=value ...]} and {@code --help}. Parsing only: the caller loads the
- * configuration ({@link BrokerConfiguration#load}) and acts.
+ * The {@code mqbroker} command line: {@code start [-c FILE] [-n ADDR] [-p | -m] [--key=value ...]},
+ * {@code stop [-c FILE] [--key=value ...]} and {@code --help}. RocketMQ's style works too: without a command
+ * ({@code mqbroker -n 127.0.0.1:9876 -c conf/broker.conf}, or no argument at all) the command is {@code start}, and
+ * {@code -p}/{@code -m} print the configuration and exit, as RocketMQ's {@code printConfigItem} and
+ * {@code printImportantConfig} do. Parsing only: the caller loads the configuration
+ * ({@link BrokerConfiguration#load}) and acts.
  */
 public final class BrokerCommandLine {
 
@@ -28,7 +31,11 @@ public final class BrokerCommandLine {
         /** Stop the broker that the same configuration started (through its pid file). */
         STOP,
         /** Print {@link Invocation#usage()} and exit successfully. */
-        HELP
+        HELP,
+        /** Print every key of the effective configuration ({@code -p}) and exit. */
+        PRINT_ALL,
+        /** Print the keys that make this broker what it is ({@code -m}) and exit. */
+        PRINT_IMPORTANT
     }
 
     /**
@@ -52,7 +59,7 @@ public final class BrokerCommandLine {
         CommandLine root = commandLine();
         ParseResult parsed;
         try {
-            parsed = root.parseArgs(args);
+            parsed = root.parseArgs(withCommand(args));
         } catch (ParameterException e) {
             throw new ConfigException(e.getMessage() + " (see mqbroker --help)");
         }
@@ -60,6 +67,7 @@ public final class BrokerCommandLine {
             return new Invocation(Action.HELP, BrokerConfiguration.DEFAULT_FILE, Map.of(), usage(root));
         }
         if (!parsed.hasSubcommand()) {
+            // an empty command name, the one way left to reach this
             throw new ConfigException("missing command: start or stop (see mqbroker --help)");
         }
         ParseResult sub = parsed.subcommand();
@@ -68,8 +76,28 @@ public final class BrokerCommandLine {
             return new Invocation(Action.HELP, BrokerConfiguration.DEFAULT_FILE, Map.of(), usage(subcommand));
         }
         ConfigOptions options = subcommand.getCommand();
-        Action action = options instanceof Start ? Action.START : Action.STOP;
+        Action action = Action.STOP;
+        if (options instanceof Start start) {
+            if (start.printAll && start.printImportant) {
+                throw new ConfigException("-p and -m both print the configuration: give one (see mqbroker --help)");
+            }
+            action = start.printAll ? Action.PRINT_ALL : start.printImportant ? Action.PRINT_IMPORTANT : Action.START;
+        }
         return new Invocation(action, options.configFile, options.overrides(), usage(subcommand));
+    }
+
+    /**
+     * RocketMQ's {@code mqbroker} has no command: its arguments are options, and it starts. Arguments that begin
+     * with an option (other than help), or none at all, are those of {@code start}.
+     */
+    private static String[] withCommand(String... args) {
+        if (args.length > 0 && (!args[0].startsWith("-") || args[0].equals("-h") || args[0].equals("--help"))) {
+            return args;
+        }
+        String[] started = new String[args.length + 1];
+        started[0] = "start";
+        System.arraycopy(args, 0, started, 1, args.length);
+        return started;
     }
 
     /** Help for the whole tool, as {@code mqbroker --help} prints it. */
@@ -91,7 +119,8 @@ public final class BrokerCommandLine {
 
     @Command(name = "mqbroker", subcommands = {Start.class, Stop.class},
         description = {"Runs and stops a Basalt broker. Configuration: broker.conf, a Java properties file with "
-            + "Apache RocketMQ's property names and defaults; --key=value overrides one property."})
+            + "Apache RocketMQ's property names and defaults; --key=value overrides one property. Without a command "
+            + "(RocketMQ's style: mqbroker -n ADDR -c FILE), the command is start."})
     static final class Mqbroker {
 
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
@@ -142,6 +171,15 @@ public final class BrokerCommandLine {
         @Option(names = "-n", paramLabel = "ADDR",
             description = "Name servers, host:port separated by ';' (the same as --namesrvAddr=ADDR).")
         String namesrvAddr;
+
+        @Option(names = {"-p", "--printConfigItem"},
+            description = "Print every key of the effective configuration as key=value (secrets hidden) and exit.")
+        boolean printAll;
+
+        @Option(names = {"-m", "--printImportantConfig"},
+            description = "Print the broker's identity, role, storage and flush keys, and every key set by the file "
+                + "or the command line, as key=value, and exit.")
+        boolean printImportant;
 
         @Override
         Map<String, String> extraOverrides() {

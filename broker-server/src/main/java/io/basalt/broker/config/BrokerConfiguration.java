@@ -35,6 +35,11 @@ public final class BrokerConfiguration {
 
     /** What {@code -c} defaults to, relative to the working directory. */
     public static final Path DEFAULT_FILE = Path.of("conf", "broker.conf");
+    /** The keys {@link #importantProperties()} always shows, RocketMQ's important fields that Basalt has. */
+    private static final Set<String> IMPORTANT_KEYS = Set.of("brokerClusterName", "brokerName", "brokerId",
+        "brokerRole", "brokerIP1", "listenPort", "namesrvAddr", "enableControllerMode", "controllerAddr",
+        "storePathRootDir", "storePathCommitLog", "mappedFileSizeCommitLog", "flushDiskType", "aclEnable",
+        "authenticationEnabled");
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerConfiguration.class);
 
@@ -142,6 +147,21 @@ public final class BrokerConfiguration {
         Map<String, String> properties = new LinkedHashMap<>();
         for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             properties.put(key.name(), values.text(key));
+        }
+        return properties;
+    }
+
+    /**
+     * What {@code mqbroker -m} prints: the keys that say what this broker is (cluster, name, id, role, address,
+     * NameServers, Controller, store, flush, access control), then every other key set by the file or the command
+     * line, in table order, as file text (secrets hidden).
+     */
+    public Map<String, String> importantProperties() {
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
+            if (IMPORTANT_KEYS.contains(key.name()) || values.source(key) != Source.DEFAULT) {
+                properties.put(key.name(), values.text(key));
+            }
         }
         return properties;
     }

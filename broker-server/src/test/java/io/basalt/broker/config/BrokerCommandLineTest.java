@@ -39,6 +39,29 @@ class BrokerCommandLineTest {
     }
 
     @Test
+    void rocketMqsStyleWithoutACommandStarts() throws Exception {
+        Invocation invocation = BrokerCommandLine.parse("-n", "127.0.0.1:9876", "-c", "conf/broker-a.conf",
+            "--brokerName=broker-a");
+        assertEquals(Action.START, invocation.action());
+        assertEquals(Path.of("conf/broker-a.conf"), invocation.configFile());
+        assertEquals(Map.of("namesrvAddr", "127.0.0.1:9876", "brokerName", "broker-a"), invocation.overrides());
+        Invocation bare = BrokerCommandLine.parse();
+        assertEquals(Action.START, bare.action(), "RocketMQ's sh bin/mqbroker");
+        assertEquals(BrokerConfiguration.DEFAULT_FILE, bare.configFile());
+    }
+
+    @Test
+    void dashPAndDashMPrintTheConfiguration() throws Exception {
+        assertEquals(Action.PRINT_ALL, BrokerCommandLine.parse("-c", "my.conf", "-p").action());
+        assertEquals(Action.PRINT_ALL, BrokerCommandLine.parse("start", "--printConfigItem").action());
+        assertEquals(Action.PRINT_IMPORTANT, BrokerCommandLine.parse("-m", "-c", "my.conf").action());
+        assertEquals(Action.PRINT_IMPORTANT, BrokerCommandLine.parse("--printImportantConfig").action());
+        assertEquals(Path.of("my.conf"), BrokerCommandLine.parse("-c", "my.conf", "-p").configFile());
+        assertProblem("give one", "-p", "-m");
+        assertProblem("not of the form --key=value", "stop", "-p");
+    }
+
+    @Test
     void stopTakesTheSameFileAndOverrides() throws Exception {
         Invocation invocation = BrokerCommandLine.parse("stop", "-c", "my.conf", "--storePathRootDir=/data/store");
         assertEquals(Action.STOP, invocation.action());
@@ -64,8 +87,6 @@ class BrokerCommandLineTest {
 
     @Test
     void badArgumentsAreReportedNotThrownAsCrashes() {
-        assertProblem("missing command", "");
-        assertProblem("missing command");
         assertProblem("not of the form --key=value", "start", "listenPort=1");
         assertProblem("not of the form --key=value", "start", "--listenPort");
         assertProblem("not of the form --key=value", "start", "-x");
