@@ -74,6 +74,22 @@ public final class MqHa implements Callable<Integer> {
     /** Sends one request to {@code broker} and prints the outcome; the exit status. */
     private static int call(PrintWriter out, String broker, RemotingCommand request, ResponsePrinter printer,
                             ClientSecurityOptions security) {
+        return withClient(out, broker, security, client -> {
+            RemotingCommand response = client.invokeSync(broker, request, TIMEOUT_MS);
+            if (response.getCode() != 0) {
+                out.println(broker + " refused: " + response.getRemark() + " (code " + response.getCode() + ")");
+                return 1;
+            }
+            printer.print(out, response);
+            return 0;
+        });
+    }
+
+    /**
+     * Runs {@code work} with a client to {@code broker} and returns its exit status; a client that cannot be
+     * opened or a broker that cannot be reached is printed and exits 1. The client is always shut down.
+     */
+    private static int withClient(PrintWriter out, String broker, ClientSecurityOptions security, ClientWork work) {
         NettyRemotingClient client;
         try {
             client = client(security);
@@ -82,19 +98,17 @@ public final class MqHa implements Callable<Integer> {
             return 1;
         }
         try {
-            RemotingCommand response = client.invokeSync(broker, request, TIMEOUT_MS);
-            if (response.getCode() != 0) {
-                out.println(broker + " refused: " + response.getRemark() + " (code " + response.getCode() + ")");
-                return 1;
-            }
-            printer.print(out, response);
-            return 0;
+            return work.run(client);
         } catch (Exception e) {
             out.println("cannot reach " + broker + ": " + e.getMessage());
             return 1;
         } finally {
             client.shutdown();
         }
+    }
+
+    private interface ClientWork {
+        int run(NettyRemotingClient client) throws Exception;
     }
 
     private interface ResponsePrinter {
@@ -118,14 +132,7 @@ public final class MqHa implements Callable<Integer> {
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
-            NettyRemotingClient client;
-            try {
-                client = client(security);
-            } catch (java.io.IOException e) {
-                out.println("cannot read the credentials: " + e.getMessage());
-                return 1;
-            }
-            try {
+            return withClient(out, broker, security, client -> {
                 RemotingCommand info = client.invokeSync(broker,
                     RemotingCommand.createRequestCommand(RequestCode.GET_BROKER_RUNTIME_INFO, null), TIMEOUT_MS);
                 if (info.getCode() != 0) {
@@ -155,12 +162,7 @@ public final class MqHa implements Callable<Integer> {
                     printHaStatus(out, RemotingSerializable.decode(status.getBody(), HARuntimeInfo.class), table);
                 }
                 return 0;
-            } catch (Exception e) {
-                out.println("cannot reach " + broker + ": " + e.getMessage());
-                return 1;
-            } finally {
-                client.shutdown();
-            }
+            });
         }
 
         /** The slaves as {@code mqadmin haStatus} lists them, with the lag in seconds from the runtime info. */
