@@ -1,8 +1,8 @@
 package io.basalt.it.controller;
 
+import io.basalt.it.SocketPipe;
+
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -72,37 +72,11 @@ final class TcpProxy implements AutoCloseable {
     }
 
     private void pipe(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[64 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    while (partitioned && !closed && !from.isClosed()) {
-                        Thread.sleep(20); // hold the bytes: the partition drops them
-                    }
-                    if (partitioned || closed) {
-                        continue;
-                    }
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException | InterruptedException e) {
-                // cut, healed or closed
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "tcp-proxy-pipe-" + server.getLocalPort());
-        t.setDaemon(true);
-        t.start();
+        SocketPipe.start(from, to, "tcp-proxy-pipe-" + server.getLocalPort(), () -> partitioned || closed);
     }
 
     private static void closeQuietly(AutoCloseable c) {
-        try {
-            c.close();
-        } catch (Exception ignored) {
-            // closing anyway
-        }
+        SocketPipe.closeQuietly(c);
     }
 
     @Override

@@ -1,8 +1,8 @@
 package io.basalt.it.security;
 
+import io.basalt.it.SocketPipe;
+
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -110,31 +110,11 @@ final class TlsOnlyProxy implements AutoCloseable {
     }
 
     private void pipe(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[64 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // either side closed
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "tls-proxy-pipe-" + server.getLocalPort());
-        t.setDaemon(true);
-        t.start();
+        SocketPipe.start(from, to, "tls-proxy-pipe-" + server.getLocalPort(), () -> false);
     }
 
     private static void closeQuietly(AutoCloseable c) {
-        try {
-            c.close();
-        } catch (Exception ignored) {
-            // closing anyway
-        }
+        SocketPipe.closeQuietly(c);
     }
 
     @Override
