@@ -74,7 +74,11 @@ import io.basalt.broker.processor.admin.HaAdminProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeInfoProcessor;
 import io.basalt.broker.processor.admin.BrokerRuntimeStats;
 import io.basalt.broker.processor.admin.ConsumerAdminProcessor;
-import io.basalt.broker.stats.GroupGetStats;
+import io.basalt.broker.processor.admin.BrokerConsumeStatsProcessor;
+import io.basalt.broker.processor.admin.BrokerStatsProcessor;
+import io.basalt.broker.processor.admin.ConsumerQueryProcessor;
+import io.basalt.broker.processor.admin.SystemTopicListProcessor;
+import io.basalt.broker.stats.BrokerStats;
 import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
@@ -181,7 +185,7 @@ public final class BrokerController {
     private final ScheduledExecutorService scheduler;
     private final Replication replication;
     private final BrokerCounters counters;
-    private final GroupGetStats groupGets;
+    private final BrokerStats brokerStats;
     private final List<MetricsSources.ExecutorSource> executorSources = new ArrayList<>();
     private final BrokerMetrics metrics;
     private final MetricsService metricsService;
@@ -274,8 +278,9 @@ public final class BrokerController {
         this.haMetrics = new HaMetrics(replication, store, configuration.ha().haMaxGapNotInSync(), System::currentTimeMillis);
         metrics.registerHa(haMetrics);
         schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
-        this.groupGets = new GroupGetStats(System::currentTimeMillis);
-        this.counters = new BrokerCounters(metrics, groupGets);
+        this.brokerStats = new BrokerStats(System::currentTimeMillis, configuration.broker().brokerClusterName(),
+            topics.systemTopics()::isSystemTopic);
+        this.counters = new BrokerCounters(metrics, brokerStats);
         store.setFlushObserver(metrics.flushObserver());
         store.timerMessages().setDeliveryListener((realTopic, dueMillis, storedMillis) ->
             metrics.recordDeliveryLateness("timer", storedMillis - dueMillis));
@@ -651,7 +656,7 @@ public final class BrokerController {
                     replication::masterStreaming, replication::isSlaveInSync), counters, filters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
         register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
-            replication::acceptsWrites, metrics.retryCounts()),
+            replication::acceptsWrites, metrics.retryCounts(), brokerStats::sentBack),
             RequestCode.CONSUMER_SEND_MSG_BACK);
         register(clientManage, new ClientManageProcessor(clients, queueLocks,
                 subscriptionGroups, topics, filters),
@@ -682,9 +687,12 @@ public final class BrokerController {
                 nameServerPresence::registerTopicChanges),
             RequestCode.UPDATE_AND_CREATE_TOPIC, RequestCode.DELETE_TOPIC_IN_BROKER, RequestCode.GET_ALL_TOPIC_CONFIG,
             RequestCode.GET_TOPIC_CONFIG, RequestCode.GET_TOPIC_STATS_INFO);
-        register(admin, new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store, groupGets),
+        ConsumerAdminProcessor consumerAdmin = new ConsumerAdminProcessor(brokerName, topics, offsets, clients, store,
+            brokerStats.groupGets());
+        register(admin, consumerAdmin,
             RequestCode.GET_CONSUME_STATS, RequestCode.GET_CONSUMER_CONNECTION_LIST, RequestCode.QUERY_TOPIC_CONSUME_BY_WHO,
             RequestCode.GET_CONSUMER_RUNNING_INFO, RequestCode.CONSUME_MESSAGE_DIRECTLY);
+        registerStatsAndQueryProcessors(admin, broker, consumerAdmin);
         register(admin, new SubscriptionGroupAdminProcessor(subscriptionGroups, offsets),
             RequestCode.UPDATE_AND_CREATE_SUBSCRIPTIONGROUP, RequestCode.GET_ALL_SUBSCRIPTIONGROUP_CONFIG,
             RequestCode.GET_SUBSCRIPTIONGROUP_CONFIG, RequestCode.DELETE_SUBSCRIPTIONGROUP,
@@ -699,9 +707,11 @@ public final class BrokerController {
             RequestCode.GET_ALL_CONSUMER_OFFSET, RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().rootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
-                new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity()),
-                new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity()),
-                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000)),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("send", send::queueSize, broker.sendThreadPoolQueueCapacity(),
+                    send::headWaitMillis),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", pull::queueSize, broker.pullThreadPoolQueueCapacity(),
+                    pull::headWaitMillis),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("query", query::queueSize, 20_000, query::headWaitMillis)),
                 () -> withEndTransactionQueue(schedule.runtimeInfo(), broker), store.timerMessages()),
             RequestCode.GET_BROKER_RUNTIME_INFO);
         register(admin, new HaAdminProcessor(broker.brokerClusterName(), brokerName,
@@ -732,6 +742,20 @@ public final class BrokerController {
             AuthAdminProcessor.AUTH_UPDATE_USER, AuthAdminProcessor.AUTH_DELETE_USER, AuthAdminProcessor.AUTH_GET_USER,
             AuthAdminProcessor.AUTH_LIST_USER, AuthAdminProcessor.AUTH_CREATE_ACL, AuthAdminProcessor.AUTH_UPDATE_ACL,
             AuthAdminProcessor.AUTH_DELETE_ACL, AuthAdminProcessor.AUTH_GET_ACL, AuthAdminProcessor.AUTH_LIST_ACL);
+    }
+
+    /** RocketMQ's stats (315), the broker's consume stats (317), the group queries (303, 343, 345) and 305. */
+    private void registerStatsAndQueryProcessors(RequestExecutor admin, BrokerConfig broker,
+        ConsumerAdminProcessor consumerAdmin) {
+        String brokerAddr = broker.brokerIP1() + ":" + broker.listenPort();
+        register(admin, new BrokerStatsProcessor(brokerStats), RequestCode.VIEW_BROKER_STATS_DATA);
+        register(admin, BrokerConsumeStatsProcessor.of(brokerAddr, topics, subscriptionGroups, consumerAdmin),
+            RequestCode.GET_BROKER_CONSUME_STATS);
+        register(admin, new ConsumerQueryProcessor(broker.brokerName(), brokerAddr, topics, offsets, clients, store,
+                System::currentTimeMillis, ZoneId.systemDefault()),
+            RequestCode.QUERY_TOPICS_BY_CONSUMER, RequestCode.QUERY_SUBSCRIPTION_BY_CONSUMER,
+            RequestCode.QUERY_CONSUME_TIME_SPAN);
+        register(admin, new SystemTopicListProcessor(topics), RequestCode.GET_SYSTEM_TOPIC_LIST_FROM_BROKER);
     }
 
     private static TlsSettings tlsSettings(BrokerConfiguration configuration) {
@@ -904,8 +928,8 @@ public final class BrokerController {
                 ACL_RELOAD_PERIOD_MS, TimeUnit.MILLISECONDS);
         }
         scheduler.scheduleAtFixedRate(periodic("sampling replication", haMetrics::sample), 0, 1, TimeUnit.SECONDS);
-        scheduler.scheduleAtFixedRate(periodic("sampling consumer group stats", groupGets::sample),
-            StatsItem.SAMPLE_INTERVAL_MS, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        scheduler.scheduleAtFixedRate(periodic("sampling broker stats", brokerStats::sample),
+            0, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         remotingServer.start();
         fastRemotingServer.start();
         if (tls.generatesCertificate()) {

@@ -99,7 +99,7 @@ public final class RequestDispatcher {
     }
 
     /** A request waiting in its executor's queue. */
-    private final class QueuedRequest implements Runnable {
+    private final class QueuedRequest implements Runnable, RequestExecutor.Queued {
         final Registration registration;
         final RemotingCommand request;
         final RequestContext context;
@@ -113,6 +113,11 @@ public final class RequestDispatcher {
             this.context = context;
             this.channel = channel;
             this.enqueuedAtNanos = enqueuedAtNanos;
+        }
+
+        @Override
+        public long enqueuedAtNanos() {
+            return enqueuedAtNanos;
         }
 
         @Override

@@ -86,6 +86,20 @@ public final class RequestExecutor {
         return systemBusy.sum();
     }
 
+    /** A queued task that knows when it was queued (the dispatcher's requests). */
+    interface Queued {
+        long enqueuedAtNanos();
+    }
+
+    /**
+     * How long the oldest queued request has waited, in ms (RocketMQ's {@code headSlowTimeMills}); 0 with an empty
+     * queue.
+     */
+    public long headWaitMillis() {
+        Runnable head = pool.getQueue().peek();
+        return head instanceof Queued queued ? Math.max(0, TimeUnit.NANOSECONDS.toMillis(now() - queued.enqueuedAtNanos())) : 0;
+    }
+
     public int queueSize() {
         return pool.getQueue().size();
     }

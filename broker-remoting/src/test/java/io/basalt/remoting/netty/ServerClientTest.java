@@ -242,6 +242,24 @@ class ServerClientTest {
     }
 
     @Test
+    void theHeadWaitIsHowLongTheOldestQueuedRequestHasWaited() throws Exception {
+        RequestExecutor budgeted = executors.get(2);
+        assertEquals(0, budgeted.headWaitMillis(), "nothing queued");
+        RemotingCommand blocker = RemotingCommand.request(BUDGETED);
+        blocker.setRemark("block");
+        CompletableFuture<RemotingCommand> running = client.invokeAsync(address, blocker, 30_000);
+        assertTrue(blockerEntered.await(10, TimeUnit.SECONDS));
+        CompletableFuture<RemotingCommand> queued = client.invokeAsync(address, RemotingCommand.request(BUDGETED), 30_000);
+        await().atMost(ofSeconds(10)).until(() -> budgeted.queueSize() == 1);
+        fakeNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(150));
+        assertEquals(150, budgeted.headWaitMillis());
+        release.countDown();
+        assertEquals("processed", running.get(10, TimeUnit.SECONDS).remark());
+        assertEquals("processed", queued.get(10, TimeUnit.SECONDS).remark());
+        assertEquals(0, budgeted.headWaitMillis());
+    }
+
+    @Test
     void overdueRequestIsAnsweredWhileTheThreadsAreStillBusy() throws Exception {
         RemotingCommand blocker = RemotingCommand.request(BUDGETED);
         blocker.setRemark("block");

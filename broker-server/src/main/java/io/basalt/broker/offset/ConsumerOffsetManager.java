@@ -141,6 +141,19 @@ public final class ConsumerOffsetManager {
         return groups;
     }
 
+    /** Topics a group committed offsets on (RocketMQ's {@code whichTopicByConsumer}). */
+    public java.util.Set<String> topicsOf(String group) {
+        java.util.Set<String> topics = new java.util.TreeSet<>();
+        for (String k : offsetTable.keySet()) {
+            // topic names cannot contain the separator, so the first one ends the topic
+            int at = k.indexOf(SEPARATOR);
+            if (at > 0 && k.substring(at + 1).equals(group)) {
+                topics.add(k.substring(0, at));
+            }
+        }
+        return topics;
+    }
+
     /** Forgets every offset of a group (group deleted with cleanOffset). */
     public void removeGroup(String group) {
         // topic names cannot contain the separator, so the first one ends the topic

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 
 import io.basalt.broker.retry.RetryBudget;
@@ -64,6 +65,7 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
     private final InetSocketAddress storeHost;
     private final BooleanSupplier writable;
     private final RetryCounts counts;
+    private final BiConsumer<String, String> sentBack;
 
     /**
      * @param storeHost this broker's address as the store host of the message sent back
@@ -75,6 +77,17 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
     public ConsumerSendMsgBackProcessor(MessageStore store, TopicConfigManager topics,
                                         SubscriptionGroupManager subscriptionGroups, InetSocketAddress storeHost,
                                         BooleanSupplier writable, RetryCounts counts) {
+        this(store, topics, subscriptionGroups, storeHost, writable, counts, (topic, group) -> { });
+    }
+
+    /**
+     * @param sentBack told (first topic, group) of every message stored back: RocketMQ's {@code SNDBCK_PUT_NUMS}
+     */
+    public ConsumerSendMsgBackProcessor(MessageStore store, TopicConfigManager topics,
+                                        SubscriptionGroupManager subscriptionGroups, InetSocketAddress storeHost,
+                                        BooleanSupplier writable, RetryCounts counts,
+                                        BiConsumer<String, String> sentBack) {
+        this.sentBack = sentBack;
         this.store = store;
         this.topics = topics;
         this.subscriptionGroups = subscriptionGroups;
@@ -179,6 +192,7 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, result.reason() == null
                 ? result.status().name() : result.status().name() + ": " + result.reason());
         }
+        sentBack.accept(originTopic != null ? originTopic : message.topic(), group);
         if (toDlq) {
             counts.deadLettered(group, message.topic(), originTopic, message.uniqKey(), message.reconsumeTimes(),
                 message.storeTimestamp());

@@ -161,7 +161,7 @@ public final class PullMessageProcessor implements RequestProcessor {
                 }
             }
             if (result.status() == GetMessageStatus.FOUND) {
-                counters.got(topic, h.getConsumerGroup(), result.messageCount());
+                counters.got(topic, h.getConsumerGroup(), result.messageCount(), result.bufferTotalSize());
             }
             RemotingCommand response = respond(result, offset, decision);
             handedOver = response.bodySlices() != null;

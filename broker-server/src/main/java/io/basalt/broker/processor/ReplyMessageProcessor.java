@@ -147,7 +147,9 @@ public final class ReplyMessageProcessor implements RequestProcessor {
     }
 
     private Stored storedOrNull(PutMessageResult result, BrokerMessage message, long startNanos) {
-        counters.putResult(message.topic(), result.status(), 1, message.body().length, System.nanoTime() - startNanos);
+        long storedBytes = result.status().isStored() && result.appendResult() != null ? result.appendResult().wroteBytes() : 0;
+        counters.putResult(message.topic(), result.status(), 1, message.body().length, storedBytes,
+            System.nanoTime() - startNanos);
         if (!result.status().isStored()) {
             log.warn("a reply to {} was not stored: {} {}", message.topic(), result.status(),
                 result.reason() == null ? "" : result.reason());

@@ -256,7 +256,8 @@ public final class SendMessageProcessor implements RequestProcessor {
         for (BrokerMessage m : messages) {
             bodyBytes += m.body().length;
         }
-        counters.putResult(messages.get(0).topic(), status, messages.size(), bodyBytes,
+        long storedBytes = status.isStored() && result.appendResult() != null ? result.appendResult().wroteBytes() : 0;
+        counters.putResult(messages.get(0).topic(), status, messages.size(), bodyBytes, storedBytes,
             System.nanoTime() - startNanos);
         int code = responseCode(status);
         if (!status.isStored()) {

@@ -14,12 +14,26 @@ public record ConsumeStats(Map<MessageQueue, OffsetWrapper> offsetTable, double 
     }
 
     public byte[] encode() {
+        return Json.encode(toJson());
+    }
+
+    Map<String, Object> toJson() {
         Map<Object, Object> offsets = JsonObject.ordered();
         offsetTable.forEach((queue, offset) -> offsets.put(queue.toJson(), offset.toJson()));
         Map<String, Object> json = JsonObject.fields();
         json.put("consumeTps", consumeTps);
         json.put("offsetTable", offsets);
-        return Json.encode(json);
+        return json;
+    }
+
+    /** RocketMQ's {@code computeTotalDiff}: Σ (brokerOffset − consumerOffset). */
+    public long totalDiff() {
+        return offsetTable.values().stream().mapToLong(o -> o.brokerOffset() - o.consumerOffset()).sum();
+    }
+
+    /** RocketMQ's {@code computeInflightTotalDiff}: Σ (pullOffset − consumerOffset). */
+    public long inflightDiff() {
+        return offsetTable.values().stream().mapToLong(o -> o.pullOffset() - o.consumerOffset()).sum();
     }
 
     public static ConsumeStats decode(byte[] body) {

@@ -1,7 +1,8 @@
 /**
- * RocketMQ's broker statistics as its admin codes report them: per-key counters sampled into RocketMQ's
- * 1-minute window ({@link io.basalt.broker.stats.StatsItem}) and the table of messages each consumer group got
- * from each topic ({@link io.basalt.broker.stats.GroupGetStats}, RocketMQ's {@code GROUP_GET_NUMS}), which
- * GET_CONSUME_STATS turns into the group's consume TPS.
+ * RocketMQ's broker statistics as its admin codes report them: per-key counters ({@link io.basalt.broker.stats.StatsItem})
+ * sampled into RocketMQ's minute, hour and day windows ({@link io.basalt.broker.stats.SampleRing}), kept by
+ * RocketMQ's stats names and keys ({@link io.basalt.broker.stats.BrokerStats}, VIEW_BROKER_STATS_DATA); the table of
+ * messages each consumer group got from each topic ({@link io.basalt.broker.stats.GroupGetStats}) also gives
+ * GET_CONSUME_STATS the group's consume TPS.
  */
 package io.basalt.broker.stats;

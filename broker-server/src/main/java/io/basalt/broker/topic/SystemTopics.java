@@ -128,6 +128,11 @@ public final class SystemTopics {
         return reserved.contains(topic) || topic.startsWith(SYSTEM_TOPIC_PREFIX);
     }
 
+    /** The reserved names, those created at start included ({@code rmq_sys_} names aside). */
+    public Set<String> reservedNames() {
+        return reserved;
+    }
+
     /** The topics created at start when missing, in RocketMQ's order. */
     public List<StartupTopic> startupTopics() {
         return startupTopics;

@@ -49,6 +49,8 @@ class ConsumerSendMsgBackProcessorTest {
     SubscriptionGroupManager groups;
     RetryCounts counts;
     ConsumerSendMsgBackProcessor processor;
+    /** What the processor told RocketMQ's SNDBCK_PUT_NUMS: first topic @ group. */
+    final java.util.List<String> sentBack = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeEach
     void open() throws Exception {
@@ -56,7 +58,8 @@ class ConsumerSendMsgBackProcessorTest {
         topics = TopicConfigManager.open(dir.resolve("config"), true, 4);
         groups = SubscriptionGroupManager.open(dir.resolve("config"), true);
         counts = new RetryCounts();
-        processor = new ConsumerSendMsgBackProcessor(store, topics, groups, BROKER, () -> true, counts);
+        processor = new ConsumerSendMsgBackProcessor(store, topics, groups, BROKER, () -> true, counts,
+            (topic, group) -> sentBack.add(topic + "@" + group));
     }
 
     @AfterEach
@@ -99,6 +102,15 @@ class ConsumerSendMsgBackProcessorTest {
         RemotingCommand response = processor.processRequest(CONSUMER, request).get();
         assertEquals(ResponseCode.SUCCESS, response.code(), response.remark());
         return store.getMaxPhyOffset() == end ? null : store.lookMessageByOffset(end);
+    }
+
+    @Test
+    void everyStoredSendBackCountsForTheFirstTopicAndGroup() throws Exception {
+        long offset = stored(0);
+        StoredMessage retry = sendBack(request(offset, 0, 16));
+        // a second hop: the retry message is sent back again, still counted for its first topic
+        sendBack(request(retry.physicalOffset(), 0, 16));
+        assertEquals(java.util.List.of("T@cg", "T@cg"), sentBack);
     }
 
     @Test

@@ -22,6 +22,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * GET_BROKER_RUNTIME_INFO: a {@link KVTable} with the keys RocketMQ 5.2.0's broker reports and its
@@ -35,8 +36,15 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
     /** RocketMQ's {@code MQVersion.getVersionDesc(CURRENT_VERSION)} for the version Basalt speaks. */
     static final String VERSION_DESC = "V5_2_0";
 
-    /** One executor queue, reported as {@code <name>ThreadPoolQueueSize} and {@code ...Capacity}. */
-    public record ExecutorQueue(String name, IntSupplier size, int capacity) {
+    /**
+     * One executor queue, reported as {@code <name>ThreadPoolQueueSize}, {@code ...Capacity} and
+     * {@code ...HeadWaitTimeMills} (how long the oldest queued request has waited).
+     */
+    public record ExecutorQueue(String name, IntSupplier size, int capacity, LongSupplier headWaitMs) {
+        /** A queue whose head wait is not known: reported only while the queue is empty (0). */
+        public ExecutorQueue(String name, IntSupplier size, int capacity) {
+            this(name, size, capacity, null);
+        }
     }
 
     private final MessageStore store;
@@ -133,8 +141,9 @@ public final class BrokerRuntimeInfoProcessor implements RequestProcessor {
             int size = queue.size().getAsInt();
             info.put(queue.name() + "ThreadPoolQueueSize", Integer.toString(size));
             info.put(queue.name() + "ThreadPoolQueueCapacity", Integer.toString(queue.capacity()));
-            if (size == 0) {
-                // how long the oldest queued request has waited: known only when nothing waits
+            if (queue.headWaitMs() != null) {
+                info.put(queue.name() + "ThreadPoolQueueHeadWaitTimeMills", Long.toString(queue.headWaitMs().getAsLong()));
+            } else if (size == 0) {
                 info.put(queue.name() + "ThreadPoolQueueHeadWaitTimeMills", "0");
             }
         }

@@ -38,29 +38,30 @@ import java.util.concurrent.CompletionException;
  * time of the last consumed message), GET_CONSUMER_CONNECTION_LIST and QUERY_TOPIC_CONSUME_BY_WHO; and
  * GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY, which it passes on to the consumer client
  * over that client's own connection and answers with the client's answer.
- * Basalt keeps no pull offsets apart from committed ones, so {@code pullOffset} is the committed offset;
- * {@code consumeTps} is RocketMQ's: the sum over the reported topics of the group's 1-minute TPS of messages
- * delivered by FOUND pulls ({@link GroupGetStats}). Safe for concurrent calls.
+ * The queues are computed by {@link GroupProgress}; {@code consumeTps} is RocketMQ's: the sum over the reported
+ * topics of the group's 1-minute TPS of messages delivered by FOUND pulls ({@link GroupGetStats}). Safe for
+ * concurrent calls.
  */
 public final class ConsumerAdminProcessor implements RequestProcessor {
     /** RocketMQ's {@code Broker2Client.callClient} timeout. */
     private static final long CALL_CONSUMER_TIMEOUT_MS = 10_000;
 
-    private final String brokerName;
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
     private final ClientManager clients;
-    private final MessageStore store;
-    private final GroupGetStats groupGets;
+    private final GroupProgress progress;
 
     public ConsumerAdminProcessor(String brokerName, TopicConfigManager topics, ConsumerOffsetManager offsets,
         ClientManager clients, MessageStore store, GroupGetStats groupGets) {
-        this.brokerName = brokerName;
         this.topics = topics;
         this.offsets = offsets;
         this.clients = clients;
-        this.store = store;
-        this.groupGets = groupGets;
+        this.progress = new GroupProgress(brokerName, offsets, clients, store, groupGets);
+    }
+
+    /** How this processor computes a group's progress, shared with GET_BROKER_CONSUME_STATS. */
+    GroupProgress progress() {
+        return progress;
     }
 
     @Override
@@ -89,45 +90,20 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
     }
 
     private RemotingCommand consumeStats(String group, String topic) {
-        Set<String> consumedTopics = topic != null ? Set.of(topic) : topicsOf(group);
-        ConsumerGroupInfo live = clients.consumerGroup(group);
+        Set<String> consumedTopics = topic != null ? Set.of(topic) : progress.topicsOf(group);
         Map<MessageQueue, OffsetWrapper> table = new LinkedHashMap<>();
         double consumeTps = 0;
         for (String name : new TreeSet<>(consumedTopics)) {
             TopicConfig config = topics.get(name);
-            if (config == null) {
+            if (config == null || !progress.consumes(group, name)) {
                 continue;
             }
-            // a live group that does not subscribe to the topic does not consume it (RocketMQ's rule)
-            if (live != null && !live.subscriptions().isEmpty() && live.subscription(name) == null) {
-                continue;
-            }
-            for (int queueId = 0; queueId < config.readQueueNums(); queueId++) {
-                long brokerOffset = Math.max(0, store.getMaxOffsetInQueue(name, queueId));
-                long consumerOffset = Math.max(0, offsets.queryOffset(group, name, queueId));
-                long lastTimestamp = 0;
-                if (consumerOffset > 0) {
-                    lastTimestamp = Math.max(0, store.getMessageStoreTimeStamp(name, queueId, consumerOffset - 1));
-                }
-                table.put(new MessageQueue(name, brokerName, queueId),
-                    new OffsetWrapper(brokerOffset, consumerOffset, consumerOffset, lastTimestamp));
-            }
-            consumeTps += groupGets.minute(name, group).tps();
+            progress.queues(group, name, config.readQueueNums(), table);
+            consumeTps += progress.consumeTps(group, name);
         }
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
         response.setBody(new ConsumeStats(table, consumeTps).encode());
         return response;
-    }
-
-    /** Topics the group has committed offsets for (RocketMQ's whichTopicByConsumer). */
-    private Set<String> topicsOf(String group) {
-        Set<String> result = new HashSet<>();
-        for (TopicConfig config : topics.all()) {
-            if (offsets.groupsOf(config.topicName()).contains(group)) {
-                result.add(config.topicName());
-            }
-        }
-        return result;
     }
 
     private RemotingCommand connections(String group) {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.offset.ConsumerOffsetManager;
-import io.basalt.broker.stats.GroupGetStats;
+import io.basalt.broker.stats.BrokerStats;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.processor.RequestProcessor;
@@ -42,7 +42,7 @@ class AdminProcessorsTest {
     private TopicAdminProcessor topicAdmin;
     private ConsumerAdminProcessor consumerAdmin;
     private final java.util.concurrent.atomic.AtomicLong clockMs = new java.util.concurrent.atomic.AtomicLong(1_000_000);
-    private final GroupGetStats groupGets = new GroupGetStats(clockMs::get);
+    private final BrokerStats brokerStats = new BrokerStats(clockMs::get, "DefaultCluster", topic -> false);
     private QueryMessageProcessor query;
     private NameServerTopicProcessor nameServer;
 
@@ -53,7 +53,7 @@ class AdminProcessorsTest {
         offsets = ConsumerOffsetManager.open(dir.resolve("config"));
         ClientManager clients = new ClientManager(120_000, System::currentTimeMillis);
         topicAdmin = new TopicAdminProcessor("broker-a", topics, offsets, store);
-        consumerAdmin = new ConsumerAdminProcessor("broker-a", topics, offsets, clients, store, groupGets);
+        consumerAdmin = new ConsumerAdminProcessor("broker-a", topics, offsets, clients, store, brokerStats.groupGets());
         query = new QueryMessageProcessor(store);
         nameServer = new NameServerTopicProcessor("DefaultCluster", topics);
     }
@@ -176,15 +176,15 @@ class AdminProcessorsTest {
         topics.createIfAbsent("%RETRY%cg", 1, 6);
         offsets.commitOffset("127.0.0.1", "cg", "TBW102", 0, 0);
         offsets.commitOffset("127.0.0.1", "cg", "%RETRY%cg", 0, 0);
-        groupGets.delivered("TBW102", "cg", 32);
-        groupGets.delivered("TBW102", "cg", 18);
-        groupGets.delivered("%RETRY%cg", "cg", 10);
-        groupGets.delivered("TBW102", "other-group", 1000);
+        brokerStats.delivered("TBW102", "cg", 32, 32 * 100L);
+        brokerStats.delivered("TBW102", "cg", 18, 18 * 100L);
+        brokerStats.delivered("%RETRY%cg", "cg", 10, 10 * 100L);
+        brokerStats.delivered("TBW102", "other-group", 1000, 1000 * 100L);
         var beforeSampling = RemotingSerializable.decode(
             call(consumerAdmin, RequestCode.GET_CONSUME_STATS, Map.of("consumerGroup", "cg")).body(),
             org.apache.rocketmq.remoting.protocol.admin.ConsumeStats.class);
         assertEquals(0.0, beforeSampling.getConsumeTps(), "nothing sampled yet");
-        groupGets.sample();
+        brokerStats.sample();
         // 60 messages over the synthetic first interval of 10 s
         var all = RemotingSerializable.decode(
             call(consumerAdmin, RequestCode.GET_CONSUME_STATS, Map.of("consumerGroup", "cg")).body(),
@@ -217,7 +217,8 @@ class AdminProcessorsTest {
         BrokerRuntimeStats stats = new BrokerRuntimeStats(() -> 0, () -> 0, System::currentTimeMillis, ZoneOffset.UTC);
         stats.doWork();
         BrokerRuntimeInfoProcessor processor = new BrokerRuntimeInfoProcessor(store, stats, dir, true,
-            List.of(new BrokerRuntimeInfoProcessor.ExecutorQueue("send", () -> 3, 10_000)));
+            List.of(new BrokerRuntimeInfoProcessor.ExecutorQueue("send", () -> 3, 10_000, () -> 250),
+                new BrokerRuntimeInfoProcessor.ExecutorQueue("pull", () -> 0, 100_000)));
         var table = RemotingSerializable.decode(call(processor, RequestCode.GET_BROKER_RUNTIME_INFO, Map.of()).body(),
             org.apache.rocketmq.remoting.protocol.body.KVTable.class).getTable();
         assertEquals("0", table.get("msgPutTotalTodayNow"));
@@ -225,7 +226,8 @@ class AdminProcessorsTest {
         assertEquals("0.00 0.00 0.00", table.get("putTps"));
         assertEquals("3", table.get("sendThreadPoolQueueSize"));
         assertEquals("10000", table.get("sendThreadPoolQueueCapacity"));
-        assertEquals(null, table.get("sendThreadPoolQueueHeadWaitTimeMills"));
+        assertEquals("250", table.get("sendThreadPoolQueueHeadWaitTimeMills"), "reported while requests wait");
+        assertEquals("0", table.get("pullThreadPoolQueueHeadWaitTimeMills"));
         assertEquals("true", table.get("brokerActive"));
     }
 

@@ -1,0 +1,2 @@
+/** Benchmarks of the statistics counted on the send and pull paths. */
+package io.basalt.bench.stats;
