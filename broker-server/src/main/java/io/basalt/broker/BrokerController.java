@@ -44,6 +44,7 @@ import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.metrics.BrokerMetrics;
 import io.basalt.broker.metrics.HaMetrics;
 import io.basalt.broker.metrics.MetricsService;
+import io.basalt.broker.metrics.RocketMqMetrics;
 import io.basalt.broker.metrics.MetricsSources;
 import io.basalt.broker.namesrv.BrokerRegistration;
 import io.basalt.broker.offset.ConsumerOffsetManager;
@@ -51,6 +52,7 @@ import io.basalt.broker.processor.HAProtocolsProcessor;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.broker.processor.SlaveReadPolicy;
 import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
+import io.basalt.broker.processor.admin.StoreMaintenanceProcessor;
 import io.basalt.broker.schedule.DelayLevelTransform;
 import io.basalt.broker.schedule.DueTopicGuard;
 import io.basalt.broker.schedule.DelayOffsetFile;
@@ -98,6 +100,7 @@ import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
+import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.QueuesOnDiskCheck;
 import io.basalt.broker.topic.SystemTopics;
 import io.basalt.broker.topic.TopicConfigManager;
@@ -304,6 +307,10 @@ public final class BrokerController {
             nameServerPresence.leaveWhenFenced(reason);
         });
         this.transactionMetrics = new TransactionMetrics(configDir(configuration), System::currentTimeMillis);
+        // Basalt has no brokerPermission key yet: the broker serves reads and writes (RocketMQ's default 6)
+        metrics.registerRocketMq(new RocketMqMetrics.Sources(clients, metrics.retryCounts(), transactionCounters,
+                transactionMetrics::pendingByTopic, () -> Perm.READ | Perm.WRITE),
+            broker.brokerClusterName(), broker.brokerName(), broker.metricsLabels());
         this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE && !broker.enableControllerMode()
             ? newSlaveSynchronize() : null;
         this.opMarkers = new OpMarkerWriter(store, new InetSocketAddress(broker.brokerIP1(), broker.listenPort()),
@@ -735,6 +742,9 @@ public final class BrokerController {
                 new InetSocketAddress(broker.brokerIP1(), broker.listenPort()), replication::acceptsWrites),
             RequestCode.RESUME_CHECK_HALF_MESSAGE);
         register(query, new QueryMessageProcessor(store), RequestCode.QUERY_MESSAGE, RequestCode.VIEW_MESSAGE_BY_ID);
+        register(admin, new StoreMaintenanceProcessor(store, topics, clients), RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE,
+            RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC, RequestCode.QUERY_CONSUME_QUEUE,
+            RequestCode.SET_COMMITLOG_READ_MODE, RequestCode.RESET_MASTER_FLUSH_OFFSET);
         register(admin, new AclAdminProcessor(aclFiles, broker.brokerClusterName(), brokerName,
                 broker.brokerIP1() + ":" + broker.listenPort()), RequestCode.UPDATE_AND_CREATE_ACL_CONFIG,
             RequestCode.DELETE_ACL_CONFIG, RequestCode.GET_BROKER_CLUSTER_ACL_INFO, RequestCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG);

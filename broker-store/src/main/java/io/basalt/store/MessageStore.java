@@ -966,6 +966,33 @@ public final class MessageStore implements AutoCloseable {
         return commitLog.deleteExpiredFiles(0, 0, destroyWaitMs, true);
     }
 
+    /**
+     * RocketMQ's DELETE_EXPIRED_COMMITLOG: the cleaning service's next 20 rounds (the first at once, then one
+     * every {@code cleanResourceInterval}) delete CommitLog files older than {@code fileReservedTime} whatever
+     * the hour, as if each were a {@code deleteWhen} hour. Never the newest file, nor one a reader holds.
+     */
+    public void requestExpiredCommitLogDeletion() {
+        cleanService.requestManualDeletion();
+    }
+
+    /** Manual deletion rounds (see {@link #requestExpiredCommitLogDeletion()}) still to run. */
+    public int expiredCommitLogDeletionRoundsLeft() {
+        return cleanService.manualRoundsLeft();
+    }
+
+    /**
+     * RocketMQ's CLEAN_EXPIRED_CONSUMEQUEUE, now: deletes every ConsumeQueue (and index) file whose entries all
+     * point below the CommitLog's min offset, and moves each queue's min offset to its first entry still in the
+     * CommitLog. A queue keeps its newest file, so it keeps its position: the next message gets the next offset,
+     * where RocketMQ, dropping the queue, would start it again at 0 under consumers' feet. Returns the number of
+     * files deleted. Any thread.
+     *
+     * @throws IOException when a file could not be deleted (the files before it are gone)
+     */
+    public int cleanExpiredConsumeQueues() throws IOException {
+        return cleanService.deleteQueueAndIndexFilesBelowMin();
+    }
+
     /** The replication SPI: raw log reads and writes and the put path's replica wait. */
     public ReplicatedLog replicatedLog() {
         return replicatedLog;

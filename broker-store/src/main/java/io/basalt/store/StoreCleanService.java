@@ -2,6 +2,7 @@ package io.basalt.store;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.basalt.store.commitlog.CommitLog;
 import io.basalt.store.index.IndexService;
@@ -35,6 +36,10 @@ final class StoreCleanService extends ServiceThread {
     private final long intervalMs;
     private final long deleteIntervalMs;
     private final long destroyWaitMs;
+    /** Rounds left that delete expired CommitLog files outside the deleteWhen hours (deleteExpiredCommitLog). */
+    private final AtomicInteger manualRounds = new AtomicInteger();
+    /** The ConsumeQueue and index cleanup runs on this thread and on an admin request's (cleanExpiredCQ). */
+    private final Object queueCleanLock = new Object();
 
     StoreCleanService(CommitLog commitLog, ConsumeQueueStore queues, IndexService index, DiskSpaceMonitor disk,
                       RetentionPolicy policy, Clock clock, StoreConfig config) {
@@ -61,10 +66,32 @@ final class StoreCleanService extends ServiceThread {
         return true;
     }
 
+    /**
+     * RocketMQ's DELETE_EXPIRED_COMMITLOG: the next {@link #MANUAL_ROUNDS} rounds delete expired CommitLog files
+     * whatever the hour (deleteWhen is ignored; fileReservedTime still decides what is expired). The next round
+     * starts at once.
+     */
+    void requestManualDeletion() {
+        manualRounds.set(MANUAL_ROUNDS);
+        wakeup();
+    }
+
+    /** RocketMQ's count of manual deletion rounds. */
+    static final int MANUAL_ROUNDS = 20;
+
+    /** Manual deletion rounds still to run. */
+    int manualRoundsLeft() {
+        return manualRounds.get();
+    }
+
     /** One cleaning round; returns the number of files deleted. */
     int clean() {
         long now = clock.millis();
         RetentionPolicy.Decision decision = policy.decide(now, clock.getZone(), disk.maxUsedRatio());
+        boolean manual = manualRounds.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
+        if (manual && !decision.deleteExpired()) {
+            decision = new RetentionPolicy.Decision(true, false, "deleteExpiredCommitLog requested");
+        }
         int deleted = 0;
         if (decision.deleteExpired()) {
             // The file queue measures age against the system clock; shift the reserved time by the
@@ -77,16 +104,33 @@ final class StoreCleanService extends ServiceThread {
                         commitLog.minOffset());
             }
         }
-        long min = commitLog.minOffset();
+        return deleted + cleanQueuesAndIndex();
+    }
+
+    /** A round's cleanup of the ConsumeQueue and index files: a failure is logged, the next round tries again. */
+    private int cleanQueuesAndIndex() {
         try {
-            deleted += queues.deleteFilesBelow(min);
+            return deleteQueueAndIndexFilesBelowMin();
+        } catch (IOException e) {
+            LOG.error("Deleting ConsumeQueue or index files below CommitLog offset {} failed: {}", commitLog.minOffset(),
+                e.toString());
+            return 0;
+        }
+    }
+
+    /**
+     * Deletes the ConsumeQueue and index files lying wholly below the CommitLog's min offset; returns how many.
+     * Any thread (a round, or an admin request).
+     */
+    int deleteQueueAndIndexFilesBelowMin() throws IOException {
+        synchronized (queueCleanLock) {
+            long min = commitLog.minOffset();
+            int deleted = queues.deleteFilesBelow(min);
             if (index != null) {
                 deleted += index.deleteFilesBelow(min);
             }
-        } catch (IOException e) {
-            LOG.error("Deleting ConsumeQueue or index files below CommitLog offset {} failed: {}", min, e.toString());
+            return deleted;
         }
-        return deleted;
     }
 
     @Override

@@ -142,4 +142,38 @@ class StoreRetentionTest {
         assertTrue(store.cleanService().clean() > 0);
         assertFalse(Files.exists(firstFile));
     }
+
+    @Test
+    void deleteExpiredCommitLogDeletesExpiredFilesOutsideTheDeleteWhenHoursForTwentyRounds() {
+        store.requestExpiredCommitLogDeletion();
+        for (int i = 0; i < StoreCleanService.MANUAL_ROUNDS; i++) {
+            assertEquals(0, store.cleanService().clean(), "nothing has expired: fileReservedTime still holds");
+        }
+        assertEquals(0, store.getMinPhyOffset());
+        assertEquals(0, store.expiredCommitLogDeletionRoundsLeft(), "each round used one");
+
+        clock.set(StoreTestSupport.nextHourUtc(realNow.plus(HOURS_73), 12));
+        assertEquals(0, store.cleanService().clean(), "expired, but 12:00 is not the deleteWhen hour");
+        store.requestExpiredCommitLogDeletion();
+        // the service thread, woken, may run the first round itself (and then waits cleanResourceInterval, 10 s)
+        assertTrue(store.expiredCommitLogDeletionRoundsLeft() >= StoreCleanService.MANUAL_ROUNDS - 1);
+        store.cleanService().clean();
+        await().atMost(WAIT).until(() -> store.getMinPhyOffset() == lastFileStart());
+    }
+
+    @Test
+    void cleanExpiredConsumeQueuesDeletesTheQueueFilesBelowTheCommitLogAtOnce() throws IOException {
+        long queueFiles = files("consumequeue");
+        // the CommitLog's head goes, as by a cleaning round, but the queues are left for the request
+        assertTrue(store.commitLog().deleteExpiredFiles(0, 0, 0, true) > 0);
+        long min = store.getMinPhyOffset();
+        assertTrue(min > 0);
+        assertEquals(queueFiles, files("consumequeue"));
+
+        assertTrue(store.cleanExpiredConsumeQueues() > 0);
+        assertTrue(files("consumequeue") < queueFiles, "queue files below the log's min offset are deleted");
+        long minQueueOffset = store.getMinOffsetInQueue("T", 0);
+        assertTrue(store.getCommitLogOffsetInQueue("T", 0, minQueueOffset) >= min);
+        assertEquals(0, store.cleanExpiredConsumeQueues(), "nothing left to delete");
+    }
 }

@@ -189,6 +189,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.METRICS_PORT);
     }
 
+    /** RocketMQ's metricsLabel: extra labels of every rocketmq_* metric, in the order given. */
+    public java.util.Map<String, String> metricsLabels() {
+        return MetricsLabels.parse(values.get(ConfigKeys.METRICS_LABEL));
+    }
+
     /** Basalt: directory of broker.log, store.log, remoting.log, stats.log (absolute). */
     public Path logsDir() {
         return values.get(ConfigKeys.LOGS_DIR);

@@ -130,6 +130,8 @@ final class ConfigKeys {
         "Period of registering with the name servers, ms");
     static final ConfigKey<Integer> METRICS_PORT = key("metricsPort", SECTION, integer(0, 65535), "5557",
         "Basalt: port of the Prometheus /metrics endpoint and the status page at / (0 disables them)");
+    static final ConfigKey<String> METRICS_LABEL = key("metricsLabel", SECTION, MetricsLabels.TYPE, "",
+        "Extra labels k1:v1,k2:v2 on every rocketmq_* metric (RocketMQ's metricsLabel)");
 
     // Delay levels (messageDelayLevel itself is a store key)
     static final ConfigKey<Integer> FLUSH_DELAY_OFFSET_INTERVAL = key("flushDelayOffsetInterval", SECTION,
@@ -229,7 +231,7 @@ final class ConfigKeys {
         PULL_THREAD_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_SEND_QUEUE, WAIT_TIME_MILLS_IN_PULL_QUEUE,
         WRITE_BUFFER_LOW_WATER_MARK, WRITE_BUFFER_HIGH_WATER_MARK, REMOTING_UNWRITABLE_CLOSE_MILLIS,
         REMOTING_PARTIAL_FRAME_BUDGET_BYTES, REMOTING_FRAME_COMPLETE_TIMEOUT_MILLIS,
-        FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, FLUSH_DELAY_OFFSET_INTERVAL,
+        FLUSH_CONSUMER_OFFSET_INTERVAL, REGISTER_NAME_SERVER_PERIOD, METRICS_PORT, METRICS_LABEL, FLUSH_DELAY_OFFSET_INTERVAL,
         DELAY_OFFSET_UPDATE_VERSION_STEP, SCHEDULE_ASYNC_DELIVER_MAX_PENDING_LIMIT, REJECT_TRANSACTION_MESSAGE,
         TRANSACTION_TIME_OUT, TRANSACTION_CHECK_INTERVAL, TRANSACTION_CHECK_MAX, TRANSACTION_OP_MSG_MAX_SIZE,
         TRANSACTION_OP_BATCH_INTERVAL, TRANSACTION_METRIC_FLUSH_INTERVAL, END_TRANSACTION_THREAD_POOL_NUMS,

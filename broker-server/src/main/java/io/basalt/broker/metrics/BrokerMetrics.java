@@ -62,6 +62,7 @@ public final class BrokerMetrics implements TrafficObserver {
     private final Histogram flushLatency;
     private final Histogram flushGroupSize;
     private final RetryCounts retryCounts = new RetryCounts();
+    private final RocketMqTraffic rocketMqTraffic = new RocketMqTraffic();
     private final Histogram deliveryLateness;
     private volatile java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> delayLevels = List::of;
     private volatile TransactionCounters transactions = new TransactionCounters();
@@ -377,6 +378,27 @@ public final class BrokerMetrics implements TrafficObserver {
         stats.messages.add(messages);
         stats.bytes.add(bodyBytes);
         messagesPut.add(messages);
+    }
+
+    @Override
+    public void messagesIn(String topic, RocketMqMessageType type, int messages, long recordBytes) {
+        rocketMqTraffic.in(topic, type, messages, recordBytes);
+    }
+
+    @Override
+    public void messagesOut(String topic, String group, int messages, long bytes) {
+        rocketMqTraffic.out(topic, group, messages, bytes);
+    }
+
+    /**
+     * Registers RocketMQ 5's metric names ({@link RocketMqMetrics}) next to Basalt's. Call once, at construction of
+     * the broker.
+     *
+     * @param extraLabels RocketMQ's {@code metricsLabel} pairs, added to every rocketmq_* series
+     */
+    public void registerRocketMq(RocketMqMetrics.Sources rocketMq, String cluster, String brokerName,
+                                 Map<String, String> extraLabels) {
+        new RocketMqMetrics(registry, sources, rocketMq, cluster, brokerName, extraLabels).register(rocketMqTraffic);
     }
 
     @Override

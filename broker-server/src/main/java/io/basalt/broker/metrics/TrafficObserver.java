@@ -29,6 +29,17 @@ public interface TrafficObserver {
      */
     void putDone(String topic, PutMessageStatus status, int messages, long bodyBytes, long latencyNanos);
 
+    /**
+     * A send stored {@code messages} messages of {@code topic} (RocketMQ's messages_in): their type and the
+     * CommitLog bytes their records took. Called after {@link #putDone} for stored puts only.
+     */
+    default void messagesIn(String topic, RocketMqMessageType type, int messages, long recordBytes) {
+    }
+
+    /** A FOUND pull returned {@code messages} messages of {@code topic}, {@code bytes} in all, to {@code group}. */
+    default void messagesOut(String topic, String group, int messages, long bytes) {
+    }
+
     /** A pull request was answered or held. */
     void pullServed();
 

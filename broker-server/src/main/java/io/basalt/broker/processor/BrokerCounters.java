@@ -2,6 +2,7 @@ package io.basalt.broker.processor;
 
 import java.util.concurrent.atomic.LongAdder;
 
+import io.basalt.broker.metrics.RocketMqMessageType;
 import io.basalt.broker.metrics.TrafficObserver;
 import io.basalt.broker.stats.BrokerStats;
 import io.basalt.store.PutMessageStatus;
@@ -39,14 +40,20 @@ public final class BrokerCounters {
         observer.putDone(topic, status, messages, bodyBytes, latencyNanos);
     }
 
+    /** A stored send, for RocketMQ's traffic metrics: its type and the CommitLog bytes its records took. */
+    void stored(String topic, RocketMqMessageType type, int messages, long recordBytes) {
+        observer.messagesIn(topic, type, messages, recordBytes);
+    }
+
     void pullRequest() {
         observer.pullServed();
     }
 
-    /** A FOUND pull of {@code topic} by {@code group} returned {@code messages} messages of {@code bytes} bytes. */
+    /** A FOUND pull of {@code topic} by {@code group} returned {@code messages} messages, {@code bytes} in all. */
     void got(String topic, String group, int messages, long bytes) {
         messagesGot.add(messages);
         observer.messagesPulled(messages);
+        observer.messagesOut(topic, group, messages, bytes);
         stats.delivered(topic, group, messages, bytes);
     }
 

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
+import io.basalt.broker.metrics.RocketMqMessageType;
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RemotingConnection;
@@ -155,6 +156,8 @@ public final class ReplyMessageProcessor implements RequestProcessor {
                 result.reason() == null ? "" : result.reason());
             return null;
         }
+        counters.stored(message.topic(), RocketMqMessageType.of(message.propertiesString()),
+            result.appendResult().messageCount(), result.appendResult().wroteBytes());
         return new Stored(message.offsetMsgId(), message.queueId(), result.appendResult().queueOffset());
     }
 

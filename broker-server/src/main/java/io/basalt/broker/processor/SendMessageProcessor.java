@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
+import io.basalt.broker.metrics.RocketMqMessageType;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.retry.RetryCounts;
 import io.basalt.broker.retry.RetryTopics;
@@ -263,6 +264,8 @@ public final class SendMessageProcessor implements RequestProcessor {
         if (!status.isStored()) {
             return RemotingCommand.response(code, result.reason() != null ? result.reason() : refusalRemark(status));
         }
+        counters.stored(messages.get(0).topic(), RocketMqMessageType.of(messages.get(0).propertiesString()),
+            result.appendResult().messageCount(), result.appendResult().wroteBytes());
         RemotingCommand response = RemotingCommand.response(code, storedRemark(status));
         // a transform may have stored other records (a delayed message goes to SCHEDULE_TOPIC_XXXX): their ids
         List<BrokerMessage> stored = result.appendedMessages() != null ? result.appendedMessages() : messages;

@@ -34,6 +34,9 @@ public final class RetryCounts {
     }
 
     private final ConcurrentHashMap<String, Counters> byGroup = new ConcurrentHashMap<>();
+    /** Dead letters by group, then by the topic the message was first sent to (RocketMQ's send_to_dlq metric). */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, LongAdder>> deadLetteredByTopic =
+        new ConcurrentHashMap<>();
 
     private Counters of(String group) {
         Counters c = byGroup.get(group);
@@ -54,6 +57,10 @@ public final class RetryCounts {
     public void deadLettered(String group, String dlqTopic, String originTopic, String uniqKey, int reconsumeTimes,
                              long storeTimestamp) {
         of(group).deadLettered.increment();
+        if (originTopic != null) {
+            deadLetteredByTopic.computeIfAbsent(group, g -> new ConcurrentHashMap<>())
+                .computeIfAbsent(originTopic, t -> new LongAdder()).increment();
+        }
         dlqLog.info("send msg to DLQ {}, originalTopic={}, consumerGroup={}, msgUniqKey={}, reconsumeTimes={}, "
             + "storeTimestamp={}", dlqTopic, originTopic, group, uniqKey, reconsumeTimes, storeTimestamp);
     }
@@ -75,6 +82,17 @@ public final class RetryCounts {
         Map<String, GroupCounts> all = new TreeMap<>();
         byGroup.forEach((group, c) -> all.put(group,
             new GroupCounts(c.retries.sum(), c.deadLettered.sum(), c.dropped.sum())));
+        return all;
+    }
+
+    /** Dead letters by group, then by original topic. */
+    public Map<String, Map<String, Long>> deadLetteredByTopic() {
+        Map<String, Map<String, Long>> all = new TreeMap<>();
+        deadLetteredByTopic.forEach((group, topics) -> {
+            Map<String, Long> byTopic = new TreeMap<>();
+            topics.forEach((topic, n) -> byTopic.put(topic, n.sum()));
+            all.put(group, byTopic);
+        });
         return all;
     }
 

@@ -92,6 +92,57 @@ class BrokerMetricsTest {
             .findFirst().orElse(Double.NaN);
     }
 
+    /** The value of the one line of {@code name} carrying every one of {@code labels} (name="value" each). */
+    private static double rocketMq(String text, String name, String... labels) {
+        List<String> lines = text.lines().filter(l -> l.startsWith(name + "{"))
+            .filter(l -> java.util.Arrays.stream(labels).allMatch(l::contains)).toList();
+        assertEquals(1, lines.size(), name + " " + List.of(labels) + ": " + lines);
+        String line = lines.get(0);
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+    }
+
+    @Test
+    void rocketMqNamesLeaveOutRetryAndDlqTopicsAndCountDeadLettersByOriginalTopic() throws Exception {
+        metrics.registerRocketMq(new RocketMqMetrics.Sources(
+                new io.basalt.broker.client.ClientManager(120_000, System::currentTimeMillis), metrics.retryCounts(),
+                new TransactionCounters(), () -> Map.of("Orders", 2L), () -> 6),
+            "C1", "broker-x", Map.of("env", "t"));
+        String empty = scrape();
+        assertTrue(empty.contains("rocketmq_broker_permission{"), "a scrape before any traffic works: " + empty);
+        assertTrue(empty.lines().noneMatch(l -> l.startsWith("rocketmq_message_size_bucket")), empty);
+        metrics.messagesIn("Orders", RocketMqMessageType.FIFO, 2, 300);
+        metrics.messagesIn("Orders", RocketMqMessageType.FIFO, 1, 5000);
+        metrics.messagesIn("%RETRY%g", RocketMqMessageType.NORMAL, 1, 100);
+        metrics.messagesIn("%DLQ%g", RocketMqMessageType.NORMAL, 1, 100);
+        metrics.messagesOut("Orders", "g", 3, 450);
+        metrics.messagesOut("%RETRY%g", "g", 1, 100);
+        metrics.retryCounts().deadLettered("g", "%DLQ%g", "Orders", "uk", 17, 0L);
+
+        String text = scrape();
+        String[] fifo = {"topic=\"Orders\"", "message_type=\"fifo\"", "is_system=\"false\"", "cluster=\"C1\"",
+            "node_type=\"broker\"", "node_id=\"broker-x\"", "env=\"t\""};
+        assertEquals(3, rocketMq(text, "rocketmq_messages_in_total", fifo));
+        assertEquals(5300, rocketMq(text, "rocketmq_throughput_in_total", fifo));
+        List<String> bucket = new java.util.ArrayList<>(List.of(fifo));
+        bucket.add("le=\"1024.0\"");
+        assertEquals(1, rocketMq(text, "rocketmq_message_size_bucket", bucket.toArray(String[]::new)), "150 bytes each");
+        bucket.set(bucket.size() - 1, "le=\"4096.0\"");
+        assertEquals(1, rocketMq(text, "rocketmq_message_size_bucket", bucket.toArray(String[]::new)), "cumulative");
+        bucket.set(bucket.size() - 1, "le=\"524288.0\"");
+        assertEquals(2, rocketMq(text, "rocketmq_message_size_bucket", bucket.toArray(String[]::new)));
+        assertEquals(2, rocketMq(text, "rocketmq_message_size_count", fifo), "one observation per send");
+        assertEquals(5150, rocketMq(text, "rocketmq_message_size_sum", fifo));
+        assertEquals(3, rocketMq(text, "rocketmq_messages_out_total", "topic=\"Orders\"", "consumer_group=\"g\""));
+        assertEquals(450, rocketMq(text, "rocketmq_throughput_out_total", "topic=\"Orders\"", "consumer_group=\"g\""));
+        assertTrue(text.lines().filter(l -> l.startsWith("rocketmq_messages_") || l.startsWith("rocketmq_throughput_"))
+            .noneMatch(l -> l.contains("%RETRY%") || l.contains("%DLQ%")), text);
+        assertEquals(1, rocketMq(text, "rocketmq_send_to_dlq_messages_total", "consumer_group=\"g\"",
+            "topic=\"Orders\"", "is_system=\"false\""));
+        assertEquals(2, rocketMq(text, "rocketmq_half_messages", "topic=\"Orders\""));
+        assertEquals(6, rocketMq(text, "rocketmq_broker_permission", "node_id=\"broker-x\""));
+        assertEquals(5, rocketMq(text, "rocketmq_processor_watermark", "processor=\"send\""));
+    }
+
     @Test
     void countsPutsPerTopicAndStatusAndReadsTheBrokerState() throws Exception {
         put("Orders", 0, 100);
