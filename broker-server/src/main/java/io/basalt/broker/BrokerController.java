@@ -1,6 +1,7 @@
 package io.basalt.broker;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -83,6 +84,11 @@ import io.basalt.broker.processor.admin.SystemTopicListProcessor;
 import io.basalt.broker.stats.BrokerStats;
 import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
+import io.basalt.broker.processor.admin.BrokerConfigProcessor;
+import io.basalt.broker.config.RuntimeConfiguration;
+import io.basalt.broker.config.NameServerSettings;
+import io.basalt.broker.namesrv.KvConfigStore;
+import io.basalt.broker.processor.admin.NameServerAdminProcessor;
 import io.basalt.broker.processor.admin.QueryMessageProcessor;
 import io.basalt.broker.processor.admin.ProducerAdminProcessor;
 import io.basalt.broker.processor.admin.SubscriptionGroupAdminProcessor;
@@ -98,10 +104,12 @@ import io.basalt.broker.namesrv.ReplicationView;
 import io.basalt.remoting.netty.NettyClientConfig;
 import io.basalt.remoting.netty.NettyRemotingClient;
 import io.basalt.broker.protocol.RouteBodies;
+import io.basalt.broker.protocol.TopicConfigSerializeWrapper;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
-import io.basalt.broker.topic.Perm;
+import io.basalt.broker.topic.BrokerPermission;
 import io.basalt.broker.topic.QueuesOnDiskCheck;
+import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.SystemTopics;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.broker.topic.TopicCreationLimiter;
@@ -206,6 +214,12 @@ public final class BrokerController {
     private RequestExecutor endTransactionExecutor;
     /** The back-check of undecided half messages: runs while this broker is a writable master. */
     private final TransactionalMessageCheckService transactionCheck;
+    /** What GET/UPDATE_BROKER_CONFIG see and change; the live keys are declared in {@link #registerLiveKeys}. */
+    private final RuntimeConfiguration runtimeConfiguration;
+    private SlaveReadPolicy slaveReadPolicy;
+    /** The NameServer state of a broker that is its own NameServer: KV config and its NameServer settings. */
+    private KvConfigStore kvConfig;
+    private NameServerSettings nameServerSettings;
     private boolean started;
     private boolean shutdown;
 
@@ -217,6 +231,7 @@ public final class BrokerController {
         this.topics = topics;
         this.offsets = offsets;
         this.subscriptionGroups = subscriptionGroups;
+        topics.brokerPermission().configure(configuration.broker().brokerPermission(), configuration.broker().brokerIP1());
         this.metadataPersister = new MetadataPersister(MetadataPersister.DEFAULT_INTERVAL_MS, ErrorPolicy.resilient());
         topics.persistSendPathChangesWith(metadataPersister);
         subscriptionGroups.persistAutoCreatedGroupsWith(metadataPersister);
@@ -307,9 +322,8 @@ public final class BrokerController {
             nameServerPresence.leaveWhenFenced(reason);
         });
         this.transactionMetrics = new TransactionMetrics(configDir(configuration), System::currentTimeMillis);
-        // Basalt has no brokerPermission key yet: the broker serves reads and writes (RocketMQ's default 6)
         metrics.registerRocketMq(new RocketMqMetrics.Sources(clients, metrics.retryCounts(), transactionCounters,
-                transactionMetrics::pendingByTopic, () -> Perm.READ | Perm.WRITE),
+                transactionMetrics::pendingByTopic, topics.brokerPermission()::permission),
             broker.brokerClusterName(), broker.brokerName(), broker.metricsLabels());
         this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE && !broker.enableControllerMode()
             ? newSlaveSynchronize() : null;
@@ -334,7 +348,45 @@ public final class BrokerController {
             haMetrics.followController(roleManager::elections, roleManager::timeWithoutMasterMs,
                 () -> roleManager.role() == ControllerRoleManager.Role.MASTER ? roleManager.syncStateSet().brokerIds().size() : 0);
         }
+        this.runtimeConfiguration = new RuntimeConfiguration(configuration, configuration.file()
+            .orElse(configDir(configuration).resolve("broker.properties")), System::currentTimeMillis);
         registerProcessors(broker);
+        registerLiveKeys();
+    }
+
+    /**
+     * The keys UPDATE_BROKER_CONFIG may change while the broker runs: each applier makes the code path that reads
+     * the key use the new value at once. Every other key needs a restart and an update naming it is refused.
+     */
+    private void registerLiveKeys() {
+        runtimeConfiguration.applyLive("autoCreateTopicEnable", updated -> {
+            try {
+                if (topics.setAutoCreateTopicEnable(updated.broker().autoCreateTopicEnable(),
+                    updated.broker().defaultTopicQueueNums())) {
+                    nameServerPresence.registerTopicChanges();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create TBW102 for autoCreateTopicEnable=true", e);
+            }
+        });
+        runtimeConfiguration.applyLive("brokerPermission", updated -> {
+            topics.brokerPermission().set(updated.broker().brokerPermission());
+            try {
+                topics.bumpDataVersion();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot persist the topic table's new data version", e);
+            }
+            // registered at once (RocketMQ forces it), so the NameServers' routes show the new perms now
+            nameServerPresence.registerTopicChanges();
+        });
+        // retention's hours and disk ratio are read by the clean service on each round; fileReservedTime is not live:
+        // the transactional back-check reads it too, at start
+        runtimeConfiguration.applyLive("deleteWhen", updated -> store.updateRetention(updated.store()));
+        runtimeConfiguration.applyLive("diskMaxUsedSpaceRatio", updated -> store.updateRetention(updated.store()));
+        runtimeConfiguration.applyLive("autoCreateSubscriptionGroup",
+            updated -> subscriptionGroups.setAutoCreateSubscriptionGroup(updated.broker().autoCreateSubscriptionGroup()));
+        runtimeConfiguration.applyLive("slaveReadEnable",
+            updated -> slaveReadPolicy.setSlaveReadEnable(updated.broker().slaveReadEnable()));
     }
 
     private ControllerApi newControllerClient(BrokerConfig broker) {
@@ -495,6 +547,16 @@ public final class BrokerController {
         return closes;
     }
 
+    /** The topics as registered with the NameServers: perms masked by brokerPermission, as RocketMQ registers them. */
+    private static TopicConfigSerializeWrapper registeredTopics(TopicConfigManager topics) {
+        TopicConfigSerializeWrapper table = TopicAdminProcessor.topicTable(topics);
+        BrokerPermission permission = topics.brokerPermission();
+        Map<String, TopicConfig> masked = new LinkedHashMap<>();
+        table.topicConfigTable().forEach((name, config) ->
+            masked.put(name, config.withPerm(permission.registeredPerm(config.perm()))));
+        return new TopicConfigSerializeWrapper(masked, table.dataVersion());
+    }
+
     /** RocketMQ's fast (VIP) port: listenPort − 2 (0, any free port, below 2). */
     static int fastListenPort(int listenPort) {
         return Math.max(0, listenPort - 2);
@@ -532,7 +594,7 @@ public final class BrokerController {
             broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort(),
             broker.brokerIP2() + ":" + configuration.ha().haListenPort());
         return new NameServerPresence(nameServers, self, ReplicationView.of(replication),
-            () -> TopicAdminProcessor.topicTable(topics), () -> topics.dataVersion().counter(),
+            () -> registeredTopics(topics), () -> topics.dataVersion().counter(),
             this::newClient);
     }
 
@@ -585,7 +647,7 @@ public final class BrokerController {
             }
         }
         try {
-            return BrokerConfiguration.of(properties);
+            return BrokerConfiguration.of(properties).withFileOf(configuration);
         } catch (ConfigException e) {
             throw new IllegalStateException("the configuration with free ports picked is invalid: " + e.getMessage(), e);
         }
@@ -657,10 +719,10 @@ public final class BrokerController {
                 configuration.store().maxMessageSize(), store, topics, clients, broker.storeReplyMessageEnable(), counters),
             RequestCode.SEND_REPLY_MESSAGE, RequestCode.SEND_REPLY_MESSAGE_V2);
         ConsumerFilters filters = new ConsumerFilters(broker.enablePropertyFilter());
+        slaveReadPolicy = new SlaveReadPolicy(broker.slaveReadEnable(), broker.offsetCheckInSlave(),
+            () -> replication.role() == BrokerRole.SLAVE, replication::masterStreaming, replication::isSlaveInSync);
         register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
-                new LongPolling(pullHold, MAX_SUSPEND_MS), new SlaveReadPolicy(broker.slaveReadEnable(),
-                    broker.offsetCheckInSlave(), () -> replication.role() == BrokerRole.SLAVE,
-                    replication::masterStreaming, replication::isSlaveInSync), counters, filters),
+                new LongPolling(pullHold, MAX_SUSPEND_MS), slaveReadPolicy, counters, filters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
         register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
             replication::acceptsWrites, metrics.retryCounts(), brokerStats::sentBack),
@@ -681,9 +743,25 @@ public final class BrokerController {
             System::currentTimeMillis), RequestCode.END_TRANSACTION);
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
-        register(route, new RouteProcessor(identity, replication::brokerAddrs, topics), RequestCode.GET_ROUTEINFO_BY_TOPIC,
+        openNameServerState();
+        register(route, new RouteProcessor(identity, replication::brokerAddrs, topics, topic -> nameServerSettings
+                .orderMessageEnable() ? kvConfig.get(KvConfigStore.ORDER_TOPIC_CONFIG, topic) : Optional.empty()),
+            RequestCode.GET_ROUTEINFO_BY_TOPIC,
             RequestCode.GET_BROKER_CLUSTER_INFO);
         registerAdminProcessors(broker, send, pull);
+    }
+
+    /** Opens the self-NameServer files: {@code config/kvConfig.json} and {@code config/namesrv.properties}. */
+    private void openNameServerState() {
+        Path dir = configDir(configuration);
+        try {
+            kvConfig = KvConfigStore.open(dir.resolve("kvConfig.json"));
+            nameServerSettings = NameServerSettings.open(dir.resolve("namesrv.properties"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (ConfigException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     private void registerAdminProcessors(BrokerConfig broker, RequestExecutor send, RequestExecutor pull) {
@@ -745,6 +823,12 @@ public final class BrokerController {
         register(admin, new StoreMaintenanceProcessor(store, topics, clients), RequestCode.CLEAN_EXPIRED_CONSUMEQUEUE,
             RequestCode.DELETE_EXPIRED_COMMITLOG, RequestCode.CLEAN_UNUSED_TOPIC, RequestCode.QUERY_CONSUME_QUEUE,
             RequestCode.SET_COMMITLOG_READ_MODE, RequestCode.RESET_MASTER_FLUSH_OFFSET);
+        register(admin, new BrokerConfigProcessor(runtimeConfiguration), RequestCode.GET_BROKER_CONFIG,
+            RequestCode.UPDATE_BROKER_CONFIG);
+        register(admin, new NameServerAdminProcessor(brokerName, topics, nameServerSettings, kvConfig),
+            RequestCode.WIPE_WRITE_PERM_OF_BROKER, RequestCode.ADD_WRITE_PERM_OF_BROKER, RequestCode.GET_NAMESRV_CONFIG,
+            RequestCode.UPDATE_NAMESRV_CONFIG, RequestCode.PUT_KV_CONFIG, RequestCode.GET_KV_CONFIG,
+            RequestCode.DELETE_KV_CONFIG, RequestCode.GET_KVLIST_BY_NAMESPACE);
         register(admin, new AclAdminProcessor(aclFiles, broker.brokerClusterName(), brokerName,
                 broker.brokerIP1() + ":" + broker.listenPort()), RequestCode.UPDATE_AND_CREATE_ACL_CONFIG,
             RequestCode.DELETE_ACL_CONFIG, RequestCode.GET_BROKER_CLUSTER_ACL_INFO, RequestCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG);

@@ -1088,4 +1088,12 @@ public final class MessageStore implements AutoCloseable {
     DiskSpaceMonitor diskMonitor() {
         return diskMonitor;
     }
+
+    /**
+     * Applies {@code config}'s retention settings ({@code deleteWhen}, {@code diskMaxUsedSpaceRatio}) to the cleaning
+     * of expired CommitLog files from its next round on; for a change made while the broker runs.
+     */
+    public void updateRetention(StoreConfig config) {
+        cleanService.updatePolicy(RetentionPolicy.of(config));
+    }
 }

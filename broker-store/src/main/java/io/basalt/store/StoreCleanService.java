@@ -31,7 +31,8 @@ final class StoreCleanService extends ServiceThread {
     private final ConsumeQueueStore queues;
     private final IndexService index;
     private final DiskSpaceMonitor disk;
-    private final RetentionPolicy policy;
+    /** Replaced while the store runs when the broker's retention settings change (UPDATE_BROKER_CONFIG). */
+    private volatile RetentionPolicy policy;
     private final Clock clock;
     private final long intervalMs;
     private final long deleteIntervalMs;
@@ -136,5 +137,10 @@ final class StoreCleanService extends ServiceThread {
     @Override
     protected long idleWaitMs() {
         return intervalMs;
+    }
+
+    /** Uses {@code policy} from the next cleaning round on. */
+    void updatePolicy(RetentionPolicy policy) {
+        this.policy = policy;
     }
 }

@@ -111,6 +111,26 @@ class StoreRetentionTest {
     }
 
     @Test
+    void retentionSettingsChangedWhileRunningApplyFromTheNextRound() throws IOException {
+        clock.set(StoreTestSupport.nextHourUtc(realNow.plus(HOURS_73), 12));
+        sampleDisk(0.60);
+        assertEquals(0, store.cleanService().clean(), "12:00 is not the deleteWhen hour, 60% is below the 75% ratio");
+
+        store.updateRetention(StoreConfig.builder().storePathRootDir(root.toString()).diskMaxUsedSpaceRatio(50).build());
+        assertTrue(store.cleanService().clean() > 0, "above the new 50% ratio expired files go at any hour");
+    }
+
+    @Test
+    void aDeleteWhenChangedWhileRunningAppliesFromTheNextRound() throws IOException {
+        clock.set(StoreTestSupport.nextHourUtc(realNow.plus(HOURS_73), 12));
+        assertEquals(0, store.cleanService().clean());
+
+        store.updateRetention(StoreConfig.builder().storePathRootDir(root.toString()).deleteWhen("12").build());
+        assertTrue(store.cleanService().clean() > 0);
+        assertEquals(lastFileStart(), store.getMinPhyOffset());
+    }
+
+    @Test
     void aboveTheMaxUsedRatioExpiredFilesGoAtAnyHour() throws IOException {
         clock.set(StoreTestSupport.nextHourUtc(realNow.plus(HOURS_73), 12));
         sampleDisk(0.76);

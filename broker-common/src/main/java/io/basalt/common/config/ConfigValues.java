@@ -59,6 +59,24 @@ public final class ConfigValues {
         return key.type().format(get(key));
     }
 
+    /**
+     * These values with {@code changed} (key name to typed value, each a key these values hold) replacing theirs,
+     * recorded as coming from {@code source}; for a change made while the broker runs.
+     */
+    public ConfigValues with(Map<String, Object> changed, Source source) {
+        Builder builder = new Builder();
+        builder.values.putAll(values);
+        builder.sources.putAll(sources);
+        changed.forEach((name, value) -> {
+            if (!values.containsKey(name)) {
+                throw new IllegalArgumentException("configuration key " + name + " was not resolved");
+            }
+            builder.values.put(name, value);
+            builder.sources.put(name, source);
+        });
+        return builder.build();
+    }
+
     /** Collects values while a configuration is resolved; used by one thread. */
     public static final class Builder {
 

@@ -216,6 +216,12 @@ class AclTest {
             Exception version = assertThrows(Exception.class, () -> notAdmin.examineBrokerClusterAclVersionInfo(
                 broker.address()));
             assertTrue(String.valueOf(version.getMessage()).contains("request code=52"), version.toString());
+            java.util.Properties live = new java.util.Properties();
+            live.setProperty("autoCreateTopicEnable", "false");
+            Exception update = assertThrows(Exception.class, () -> notAdmin.updateBrokerConfig(broker.address(), live));
+            assertTrue(String.valueOf(update.getMessage()).contains("request code=25"), update.toString());
+            assertEquals("true", notAdmin.getBrokerConfig(broker.address()).getProperty("autoCreateTopicEnable"),
+                "reading the configuration is open to every signed account (no secrets in it)");
         } finally {
             notAdmin.shutdown();
         }

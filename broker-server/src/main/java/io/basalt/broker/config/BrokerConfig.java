@@ -62,6 +62,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.NAMESRV_ADDR);
     }
 
+    /** RocketMQ's bits READ 4, WRITE 2, INHERIT 1 (6 by default). */
+    public int brokerPermission() {
+        return values.get(ConfigKeys.BROKER_PERMISSION);
+    }
+
     public boolean autoCreateTopicEnable() {
         return values.get(ConfigKeys.AUTO_CREATE_TOPIC_ENABLE);
     }

@@ -48,6 +48,7 @@ public final class BrokerConfiguration {
     private final ConfigValues values;
     private final List<String> warnings;
     private final Set<String> ignoredKeys;
+    private final Map<String, String> rocketMqOnlyValues;
     private final BrokerConfig broker;
     private final SecurityConfig security;
     private final StoreConfig store;
@@ -59,6 +60,7 @@ public final class BrokerConfiguration {
         this.values = resolution.values();
         this.warnings = resolution.warnings();
         this.ignoredKeys = resolution.ignoredKeys();
+        this.rocketMqOnlyValues = resolution.rocketMqOnlyValues();
         this.broker = new BrokerConfig(values);
         this.security = new SecurityConfig(values);
         this.store = StoreConfig.from(values);
@@ -140,6 +142,34 @@ public final class BrokerConfiguration {
     /** RocketMQ keys the file or command line set that Basalt does not implement (tuning, or semantic at an honoured value). */
     public Set<String> ignoredKeys() {
         return ignoredKeys;
+    }
+
+    /** The value the file or command line gave a RocketMQ key that Basalt does not implement (e.g. configBlackList). */
+    public Optional<String> rocketMqOnlyValue(String key) {
+        return Optional.ofNullable(rocketMqOnlyValues.get(key));
+    }
+
+    /**
+     * This configuration as read from {@code original}'s file: for a configuration rebuilt from another one's
+     * properties (free ports picked), so that runtime updates still go to the file the broker was started with.
+     */
+    public BrokerConfiguration withFileOf(BrokerConfiguration original) {
+        return new BrokerConfiguration(original.file, overrideCount,
+            new Resolution(values, warnings, ignoredKeys, original.rocketMqOnlyValues));
+    }
+
+    /** The resolved values, for a change made while the broker runs ({@link RuntimeConfiguration}). */
+    ConfigValues values() {
+        return values;
+    }
+
+    /**
+     * This configuration with {@code changed} (key name to typed value) replacing values, as a runtime update
+     * leaves it: the changed keys count as set by the file, where the update writes them.
+     */
+    BrokerConfiguration with(Map<String, Object> changed) {
+        return new BrokerConfiguration(file, overrideCount,
+            new Resolution(values.with(changed, Source.FILE), warnings, ignoredKeys, rocketMqOnlyValues));
     }
 
     /** Every Basalt key with its effective value, as file text, in table order. */

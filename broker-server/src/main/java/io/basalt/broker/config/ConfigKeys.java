@@ -61,6 +61,11 @@ final class ConfigKeys {
         r -> r.environment().variable("rocketmq.namesrv.addr").or(() -> r.environment().variable("NAMESRV_ADDR")).orElse(""),
         "Name servers to register with, host:port separated by ';'; none: the broker answers route queries itself");
 
+    static final ConfigKey<Integer> BROKER_PERMISSION = key("brokerPermission", SECTION, integer(0, 7), "6",
+        "What the broker allows, bits READ 4, WRITE 2 (INHERIT 1): without WRITE the NameServers' routes show every topic"
+            + " read-only (producers send elsewhere) and the broker refuses sends to order topics and send-backs; without"
+            + " READ it refuses pulls. Changes live (updateBrokerConfig): the broker re-registers at once");
+
     // Topics
     static final ConfigKey<Boolean> AUTO_CREATE_TOPIC_ENABLE = key("autoCreateTopicEnable", SECTION, bool(), "true",
         "Create a topic on its first send");
@@ -224,7 +229,7 @@ final class ConfigKeys {
     /** The broker's own keys, in documentation order. */
     static final KeyTable BROKER = KeyTable.of(List.of(
         BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, BROKER_IP2,
-        NAMESRV_ADDR,
+        NAMESRV_ADDR, BROKER_PERMISSION,
         AUTO_CREATE_TOPIC_ENABLE, AUTO_CREATE_TOPIC_PER_CLIENT_PER_SECOND, DEFAULT_TOPIC_QUEUE_NUMS, CLUSTER_TOPIC_ENABLE, BROKER_TOPIC_ENABLE, TRACE_TOPIC_ENABLE,
         MSG_TRACE_TOPIC_NAME, AUTO_CREATE_SUBSCRIPTION_GROUP, STORE_REPLY_MESSAGE_ENABLE, ENABLE_PROPERTY_FILTER,
         SEND_MESSAGE_THREAD_POOL_NUMS, PULL_MESSAGE_THREAD_POOL_NUMS, SEND_THREAD_POOL_QUEUE_CAPACITY,

@@ -33,7 +33,8 @@ import java.util.Set;
 final class ConfigResolver {
 
     /** What resolution produced besides the values. */
-    record Resolution(ConfigValues values, List<String> warnings, Set<String> ignoredKeys) {
+    record Resolution(ConfigValues values, List<String> warnings, Set<String> ignoredKeys,
+                      Map<String, String> rocketMqOnlyValues) {
     }
 
     private static final int CONSUME_QUEUE_UNIT_SIZE = 20;
@@ -64,7 +65,10 @@ final class ConfigResolver {
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new Resolution(values.build(), List.copyOf(warnings), Collections.unmodifiableSet(ignoredKeys));
+        Map<String, String> rocketMqOnlyValues = new LinkedHashMap<>();
+        rocketMqOnly.forEach((key, setting) -> rocketMqOnlyValues.put(key, setting.value().strip()));
+        return new Resolution(values.build(), List.copyOf(warnings), Collections.unmodifiableSet(ignoredKeys),
+            Collections.unmodifiableMap(rocketMqOnlyValues));
     }
 
     private Map<String, Setting> classify(List<Setting> settings) {

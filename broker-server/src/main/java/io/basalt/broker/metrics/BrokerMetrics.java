@@ -161,6 +161,8 @@ public final class BrokerMetrics implements TrafficObserver {
 
     private void registerServingGauges() {
         gauge("basalt_connections", "Open client connections", () -> sources.connections().getAsInt());
+        gauge("basalt_broker_permission", "brokerPermission: READ 4, WRITE 2, INHERIT 1 (6 reads and writes)",
+            () -> sources.topics().brokerPermission().permission());
         gauge("basalt_pull_held_requests", "Long-polling pull requests currently held",
             () -> sources.heldPulls().getAsInt());
         GaugeWithCallback.builder().name("basalt_executor_queue_depth").help("Requests waiting in an executor's queue")

@@ -106,6 +106,9 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
                 + storeHost.getPort() + "] sending message is forbidden (not writable: a slave, or a master fenced by"
                 + " a newer one)");
         }
+        if (!topics.brokerPermission().writable()) {
+            return done(ResponseCode.NO_PERMISSION, topics.brokerPermission().forbidden("sending"));
+        }
         RequestFields f = new RequestFields(request);
         long offset;
         String group;

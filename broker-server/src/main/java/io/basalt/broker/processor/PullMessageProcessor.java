@@ -10,6 +10,7 @@ import io.basalt.broker.client.SubscriptionData;
 import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
+import io.basalt.broker.topic.BrokerPermission;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
@@ -90,6 +91,12 @@ public final class PullMessageProcessor implements RequestProcessor {
 
     /** Returns the response, or null when the pull was suspended ({@code answer} completes later). */
     private RemotingCommand pull(PullMessageRequestHeader h, boolean suspendAllowed, CompletableFuture<RemotingCommand> answer) {
+        if (!topics.brokerPermission().readable()) {
+            RemotingCommand response = RemotingCommand.response(ResponseCode.NO_PERMISSION,
+                topics.brokerPermission().forbidden("pulling"));
+            response.putExtField("forbiddenType", Integer.toString(BrokerPermission.BROKER_FORBIDDEN));
+            return response;
+        }
         RemotingCommand refused = checkGroup(h.getConsumerGroup());
         if (refused != null) {
             return refused;

@@ -1,6 +1,8 @@
 package io.basalt.broker.processor;
 
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -22,15 +24,24 @@ public final class RouteProcessor implements RequestProcessor {
     private final RouteBodies.BrokerIdentity identity;
     private final Supplier<Map<Long, String>> brokerAddrs;
     private final TopicConfigManager topics;
+    /** A topic's orderTopicConf as a NameServer puts it in routes (ORDER_TOPIC_CONFIG with orderMessageEnable). */
+    private final Function<String, Optional<String>> orderTopicConf;
 
     /**
      * @param brokerAddrs the broker group as clients should see it now: brokerId (0 = master) → address
      */
     public RouteProcessor(RouteBodies.BrokerIdentity identity, Supplier<Map<Long, String>> brokerAddrs,
                           TopicConfigManager topics) {
+        this(identity, brokerAddrs, topics, topic -> Optional.empty());
+    }
+
+    /** @param orderTopicConf a topic's {@code orderTopicConf} for its route, or empty */
+    public RouteProcessor(RouteBodies.BrokerIdentity identity, Supplier<Map<Long, String>> brokerAddrs,
+                          TopicConfigManager topics, Function<String, Optional<String>> orderTopicConf) {
         this.identity = identity;
         this.brokerAddrs = brokerAddrs;
         this.topics = topics;
+        this.orderTopicConf = orderTopicConf;
     }
 
     @Override
@@ -49,7 +60,8 @@ public final class RouteProcessor implements RequestProcessor {
         } else {
             response = RemotingCommand.response(ResponseCode.SUCCESS, null);
             response.setBody(RouteBodies.topicRouteData(identity, brokerAddrs.get(), new RouteBodies.QueueRoute(
-                config.readQueueNums(), config.writeQueueNums(), config.perm(), config.topicSysFlag())));
+                config.readQueueNums(), config.writeQueueNums(), topics.brokerPermission().routePerm(config.perm()),
+                config.topicSysFlag()), orderTopicConf.apply(topic).orElse(null)));
         }
         return CompletableFuture.completedFuture(response);
     }

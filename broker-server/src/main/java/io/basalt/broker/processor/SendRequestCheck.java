@@ -121,6 +121,10 @@ final class SendRequestCheck {
         if ((config.perm() & Perm.WRITE) == 0) {
             return new Refused(ResponseCode.NO_PERMISSION, "the topic[" + topic + "] sending message is forbidden");
         }
+        if (config.order() && !topics.brokerPermission().writable()) {
+            // RocketMQ's rule: without WRITE only order topics are refused; routes already steer other sends away
+            return new Refused(ResponseCode.NO_PERMISSION, topics.brokerPermission().forbidden("sending"));
+        }
         int queueId = header.getQueueId() == null ? -1 : header.getQueueId();
         int queueNums = config.queueNums();
         if (queueId >= queueNums) {

@@ -30,7 +30,8 @@ import io.basalt.store.GetMessageStatus;
 public final class SlaveReadPolicy {
     static final long MASTER_ID = 0;
 
-    private final boolean slaveReadEnable;
+    /** Changed at runtime by UPDATE_BROKER_CONFIG; read on every pull. */
+    private volatile boolean slaveReadEnable;
     private final boolean offsetCheckInSlave;
     private final BooleanSupplier isSlave;
     private final BooleanSupplier masterStreaming;
@@ -53,6 +54,11 @@ public final class SlaveReadPolicy {
     /** The policy of a broker that is always a master and suggests the slaves in sync when reads are cold. */
     public static SlaveReadPolicy master(boolean slaveReadEnable, LongPredicate slaveInSync) {
         return new SlaveReadPolicy(slaveReadEnable, false, () -> false, () -> false, slaveInSync);
+    }
+
+    /** Whether consumers may read from slaves from now on (UPDATE_BROKER_CONFIG). */
+    public void setSlaveReadEnable(boolean enable) {
+        slaveReadEnable = enable;
     }
 
     /** RocketMQ's {@code rejectRequest()}: a slave serves pulls only with {@code slaveReadEnable}. */

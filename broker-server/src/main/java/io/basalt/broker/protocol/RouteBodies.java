@@ -30,6 +30,16 @@ public final class RouteBodies {
 
     /** Route data listing the whole broker group: {@code brokerAddrs} maps brokerId (0 = master) to address. */
     public static byte[] topicRouteData(BrokerIdentity broker, Map<Long, String> brokerAddrs, QueueRoute queues) {
+        return topicRouteData(broker, brokerAddrs, queues, null);
+    }
+
+    /**
+     * Route data with RocketMQ's {@code orderTopicConf} ({@code brokerName:queueNums;…}, from the NameServer's
+     * ORDER_TOPIC_CONFIG), which makes a client publish to exactly those queues and treat the topic as ordered;
+     * null leaves it out.
+     */
+    public static byte[] topicRouteData(BrokerIdentity broker, Map<Long, String> brokerAddrs, QueueRoute queues,
+                                        String orderTopicConf) {
         Map<String, Object> queueData = JsonObject.fields();
         queueData.put("brokerName", broker.brokerName());
         queueData.put("perm", queues.perm());
@@ -39,6 +49,9 @@ public final class RouteBodies {
         Map<String, Object> root = JsonObject.fields();
         root.put("brokerDatas", List.of(brokerData(broker, brokerAddrs)));
         root.put("filterServerTable", Map.of());
+        if (orderTopicConf != null) {
+            root.put("orderTopicConf", orderTopicConf);
+        }
         root.put("queueDatas", List.of(queueData));
         return Json.encode(root);
     }

@@ -45,7 +45,8 @@ public final class SubscriptionGroupManager {
     private final ConcurrentMap<String, SubscriptionGroupConfig> groups = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Map<String, Integer>> forbiddenTable = new ConcurrentHashMap<>();
     private final JsonConfigFile file;
-    private final boolean autoCreateSubscriptionGroup;
+    /** Changed at runtime by UPDATE_BROKER_CONFIG; read on every lookup that may create. */
+    private volatile boolean autoCreateSubscriptionGroup;
     private final LongSupplier clock;
     /** Written only under this object's lock. */
     private volatile DataVersion dataVersion;
@@ -148,6 +149,11 @@ public final class SubscriptionGroupManager {
     /** The group's config, without creating it. */
     public Optional<SubscriptionGroupConfig> get(String group) {
         return group == null ? Optional.empty() : Optional.ofNullable(groups.get(group));
+    }
+
+    /** Turns auto-creation of consumer groups on or off while the broker runs (UPDATE_BROKER_CONFIG). */
+    public void setAutoCreateSubscriptionGroup(boolean enable) {
+        autoCreateSubscriptionGroup = enable;
     }
 
     /**

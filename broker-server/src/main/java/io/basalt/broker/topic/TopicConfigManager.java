@@ -34,8 +34,10 @@ public final class TopicConfigManager {
 
     private final ConcurrentMap<String, TopicConfig> topics = new ConcurrentHashMap<>();
     private final JsonConfigFile file;
-    private final boolean autoCreateTopicEnable;
+    /** Changed at runtime by UPDATE_BROKER_CONFIG; read on every auto-creating send. */
+    private volatile boolean autoCreateTopicEnable;
     private final SystemTopics systemTopics;
+    private final BrokerPermission brokerPermission = new BrokerPermission();
     private final LongSupplier clock;
     private volatile DataVersion dataVersion;
     /** Set once at start: where send-path creations go instead of a synchronous write; null writes at once. */
@@ -209,6 +211,38 @@ public final class TopicConfigManager {
             created.perm(), defaultTopic, remoteAddress);
         changedOnSendPath();
         return Optional.of(created);
+    }
+
+    /**
+     * Turns auto-creation by sending on or off while the broker runs (UPDATE_BROKER_CONFIG). Turning it on also
+     * creates {@code TBW102}, the template the clients' auto-creating sends name, if the broker started without it.
+     *
+     * @return whether TBW102 was created (its route must then be registered)
+     */
+    public boolean setAutoCreateTopicEnable(boolean enable, int defaultTopicQueueNums) throws IOException {
+        autoCreateTopicEnable = enable;
+        if (!enable || topics.containsKey(TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC)) {
+            return false;
+        }
+        createIfAbsent(TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC, defaultTopicQueueNums, Perm.READ | Perm.WRITE | Perm.INHERIT);
+        return true;
+    }
+
+    /** The broker's permission over all its topics (brokerPermission), read by the send, pull and route paths. */
+    public BrokerPermission brokerPermission() {
+        return brokerPermission;
+    }
+
+    /**
+     * A new data version without a change of a topic: the NameServers take a registration's topics only when its
+     * version changed, so a change of what is registered (brokerPermission) must bump it (as RocketMQ does).
+     */
+    public void bumpDataVersion() throws IOException {
+        changed();
+    }
+
+    public boolean autoCreateTopicEnable() {
+        return autoCreateTopicEnable;
     }
 
     /** Creates {@code %RETRY%<group>}-style topics (1 queue, RW) if missing. */

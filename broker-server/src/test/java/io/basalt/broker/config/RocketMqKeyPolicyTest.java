@@ -34,7 +34,7 @@ class RocketMqKeyPolicyTest {
     @Test
     void keysThatChangeAGuaranteeAreSemantic() {
         for (String key : List.of("authenticationProvider", "enableDLegerCommitLog", "enableSlaveActingMaster",
-            "brokerPermission", "storeType", "authorizationMetadataProvider",
+            "storeType", "authorizationMetadataProvider",
             "filterSupportRetry")) {
             Rule rule = RocketMqKeyPolicy.rule(key).orElseThrow();
             assertEquals(KeyClass.SEMANTIC, rule.keyClass(), key);
@@ -76,7 +76,6 @@ class RocketMqKeyPolicyTest {
             honoured.put(rule.key(), rule.honoured().get(0));
         }
         honoured.put("enableDLegerCommitLog", "FALSE");
-        honoured.put("brokerPermission", " 6 ");
         BrokerConfiguration config = of(honoured);
         assertEquals(List.of(), config.warnings());
         assertEquals(honoured.keySet(), config.ignoredKeys());

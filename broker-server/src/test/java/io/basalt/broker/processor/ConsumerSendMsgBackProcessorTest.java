@@ -114,6 +114,19 @@ class ConsumerSendMsgBackProcessorTest {
     }
 
     @Test
+    void withoutBrokerWriteASendBackIsRefusedAndNothingIsWritten() throws Exception {
+        long offset = stored(0);
+        long end = store.getMaxPhyOffset();
+        topics.brokerPermission().configure(4, "127.0.0.1");
+
+        RemotingCommand response = processor.processRequest(CONSUMER, request(offset, 0, 16)).get();
+
+        assertEquals(ResponseCode.NO_PERMISSION, response.code());
+        assertTrue(response.remark().startsWith("the broker[127.0.0.1] sending message is forbidden"), response.remark());
+        assertEquals(end, store.getMaxPhyOffset());
+    }
+
+    @Test
     void aFirstRetryGoesToTheRetryTopicAtLevelThreeWithRocketMqsProperties() throws Exception {
         String tx = "TAGS\u0001TagA\u0002KEYS\u0001k1\u0002UNIQ_KEY\u0001U-1\u0002TRAN_MSG\u0001true\u0002PGROUP\u0001pg\u0002";
         long offset = stored("T", 0, tx);

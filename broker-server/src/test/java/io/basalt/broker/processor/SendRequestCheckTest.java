@@ -124,4 +124,25 @@ class SendRequestCheckTest {
         assertTrue(SendRequestCheck.isHalfMessage(first));
         assertFalse(SendRequestCheck.isHalfMessage(send("Orders")));
     }
+
+    @Test
+    void withoutBrokerWriteOnlyOrderTopicsAreRefused() throws IOException {
+        TopicConfigManager topics = TopicConfigManager.open(dir, true, 8);
+        topics.createOrUpdate(new io.basalt.broker.topic.TopicConfig("OrderTopic", 4, 4, 6, "SINGLE_TAG", 0, true,
+            java.util.Map.of()));
+        topics.createOrUpdate(new io.basalt.broker.topic.TopicConfig("PlainTopic", 4, 4, 6, "SINGLE_TAG", 0, false,
+            java.util.Map.of()));
+        SendRequestCheck check = new SendRequestCheck(
+            new StoreHost("DefaultCluster", "broker-a", new InetSocketAddress("127.0.0.1", 10911)), () -> true, 1024, topics);
+        assertInstanceOf(SendRequestCheck.Accepted.class, check.check(send("OrderTopic"), new byte[] {1}, PRODUCER, false));
+
+        topics.brokerPermission().configure(4, "127.0.0.1");
+
+        SendRequestCheck.Refused refused = assertInstanceOf(SendRequestCheck.Refused.class,
+            check.check(send("OrderTopic"), new byte[] {1}, PRODUCER, false));
+        assertEquals(ResponseCode.NO_PERMISSION, refused.code());
+        assertTrue(refused.remark().startsWith("the broker[127.0.0.1] sending message is forbidden"), refused.remark());
+        assertInstanceOf(SendRequestCheck.Accepted.class, check.check(send("PlainTopic"), new byte[] {1}, PRODUCER, false),
+            "RocketMQ's rule: routes steer other sends away, the broker still takes them");
+    }
 }
