@@ -82,6 +82,9 @@ import io.basalt.broker.processor.admin.BrokerStatsProcessor;
 import io.basalt.broker.processor.admin.ConsumerQueryProcessor;
 import io.basalt.broker.processor.admin.SystemTopicListProcessor;
 import io.basalt.broker.stats.BrokerStats;
+import io.basalt.broker.processor.admin.ConsumerStatusProcessor;
+import io.basalt.broker.processor.admin.GroupOffsetsProcessor;
+import io.basalt.broker.processor.admin.OffsetResetProcessor;
 import io.basalt.broker.stats.StatsItem;
 import io.basalt.broker.processor.admin.NameServerTopicProcessor;
 import io.basalt.broker.processor.admin.BrokerConfigProcessor;
@@ -829,6 +832,13 @@ public final class BrokerController {
             RequestCode.WIPE_WRITE_PERM_OF_BROKER, RequestCode.ADD_WRITE_PERM_OF_BROKER, RequestCode.GET_NAMESRV_CONFIG,
             RequestCode.UPDATE_NAMESRV_CONFIG, RequestCode.PUT_KV_CONFIG, RequestCode.GET_KV_CONFIG,
             RequestCode.DELETE_KV_CONFIG, RequestCode.GET_KVLIST_BY_NAMESPACE);
+        // offset resets, consumer status, group offset copies and corrections
+        register(admin, new OffsetResetProcessor(brokerName, broker.useServerSideResetOffset(),
+            () -> replication.role() == BrokerRole.SLAVE, topics, subscriptionGroups, offsets, clients, store,
+            pullHold::wakeQueue), RequestCode.INVOKE_BROKER_TO_RESET_OFFSET);
+        register(admin, new ConsumerStatusProcessor(clients), RequestCode.INVOKE_BROKER_TO_GET_CONSUMER_STATUS);
+        register(admin, new GroupOffsetsProcessor(topics, offsets, clients, store), RequestCode.CLONE_GROUP_OFFSET,
+            RequestCode.QUERY_CORRECTION_OFFSET);
         register(admin, new AclAdminProcessor(aclFiles, broker.brokerClusterName(), brokerName,
                 broker.brokerIP1() + ":" + broker.listenPort()), RequestCode.UPDATE_AND_CREATE_ACL_CONFIG,
             RequestCode.DELETE_ACL_CONFIG, RequestCode.GET_BROKER_CLUSTER_ACL_INFO, RequestCode.UPDATE_GLOBAL_WHITE_ADDRS_CONFIG);

@@ -229,6 +229,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.OFFSET_CHECK_IN_SLAVE);
     }
 
+    /** Whether offset resets are recorded by the broker and delivered by pulls (RocketMQ 5.x) or sent to the clients. */
+    public boolean useServerSideResetOffset() {
+        return values.get(ConfigKeys.USE_SERVER_SIDE_RESET_OFFSET);
+    }
+
     // ---- transactions ----
 
     /** Whether half messages are refused (NO_PERMISSION). */

@@ -223,6 +223,12 @@ final class ConfigKeys {
             .toString(), "File holding the broker id the controller assigned (cluster#brokerName#id; a temporary file"
             + " beside it ends in -temp)");
 
+    static final ConfigKey<Boolean> USE_SERVER_SIDE_RESET_OFFSET = key("useServerSideResetOffset", SECTION, bool(), "true",
+        "How INVOKE_BROKER_TO_RESET_OFFSET (mqadmin resetOffsetByTime) resets a group: true, the broker records the"
+            + " target, overwrites the committed offset and moves the consumer on its next pull of each queue (consumers"
+            + " need not be online; pending resets survive a restart, in config/consumerOffsetReset.json); false, RocketMQ's"
+            + " older path: the broker sends the new offsets to the group's online push consumers"
+            + " (RESET_CONSUMER_CLIENT_OFFSET) and refuses the reset with CONSUMER_NOT_ONLINE when none is online");
     static final ConfigKey<Boolean> OFFSET_CHECK_IN_SLAVE = key("offsetCheckInSlave", SECTION, bool(), "false",
         "A slave corrects a consumer's illegal offset itself; without it the consumer is sent back to the master");
 
@@ -241,7 +247,7 @@ final class ConfigKeys {
         TRANSACTION_TIME_OUT, TRANSACTION_CHECK_INTERVAL, TRANSACTION_CHECK_MAX, TRANSACTION_OP_MSG_MAX_SIZE,
         TRANSACTION_OP_BATCH_INTERVAL, TRANSACTION_METRIC_FLUSH_INTERVAL, END_TRANSACTION_THREAD_POOL_NUMS,
         END_TRANSACTION_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE, LOGS_DIR, PID_FILE, STORE_PATH_EPOCH_FILE, HA_MASTER_ADDRESS,
-        SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE, ENABLE_CONTROLLER_MODE, CONTROLLER_ADDR, SYNC_BROKER_METADATA_PERIOD,
+        SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE, USE_SERVER_SIDE_RESET_OFFSET, ENABLE_CONTROLLER_MODE, CONTROLLER_ADDR, SYNC_BROKER_METADATA_PERIOD,
         CHECK_SYNC_STATE_SET_PERIOD, SYNC_CONTROLLER_METADATA_PERIOD, CONTROLLER_HEART_BEAT_TIMEOUT_MILLS,
         BROKER_HEARTBEAT_INTERVAL, SEND_HEARTBEAT_TIMEOUT_MILLIS, BROKER_ELECTION_PRIORITY, STORE_PATH_BROKER_IDENTITY));
 

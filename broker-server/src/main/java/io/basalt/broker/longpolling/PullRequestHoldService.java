@@ -100,6 +100,18 @@ public final class PullRequestHoldService extends ServiceThread {
         }
     }
 
+    /**
+     * Re-runs every pull held for the queue now, whatever it waits for: after an offset reset, so that the
+     * consumer learns of it at once instead of when its pull times out (a re-run pull of another group finds
+     * nothing and is answered at once; its client pulls again).
+     */
+    public void wakeQueue(String topic, int queueId) {
+        List<HeldPull> pulls = held.get(key(topic, queueId));
+        if (pulls != null) {
+            pulls.forEach(this::release);
+        }
+    }
+
     private void release(HeldPull pull) {
         List<HeldPull> pulls = held.get(key(pull.topic(), pull.queueId()));
         if (pulls != null && pulls.remove(pull)) {

@@ -35,15 +35,17 @@ public final class ConsumerOffsetManager {
      */
     private volatile DataVersion dataVersion = new DataVersion(0, System.currentTimeMillis(), 0);
     private volatile Runnable onChange = () -> { };
+    private final PendingOffsetResets resets;
 
-    ConsumerOffsetManager(JsonConfigFile file) {
+    ConsumerOffsetManager(JsonConfigFile file, PendingOffsetResets resets) {
         this.file = file;
+        this.resets = resets;
     }
 
     /** @throws IOException when the file and its backup are both corrupt */
     public static ConsumerOffsetManager open(Path configDir) throws IOException {
         ConsumerOffsetManager m = new ConsumerOffsetManager(new JsonConfigFile(configDir.resolve("consumerOffset.json"),
-            ConsumerOffsetManager::checkOffsets));
+            ConsumerOffsetManager::checkOffsets), PendingOffsetResets.open(configDir));
         Optional<JsonNode> content = m.file.load();
         if (content.isPresent()) {
             content.get().path("offsetTable").fields().forEachRemaining(e -> {
@@ -113,6 +115,28 @@ public final class ConsumerOffsetManager {
         this.onChange = listener;
     }
 
+    /** Server-side offset resets not yet delivered to a consumer. */
+    public PendingOffsetResets resets() {
+        return resets;
+    }
+
+    /**
+     * RocketMQ's {@code assignResetOffset}: the queue's next pull by the group moves the consumer to {@code offset},
+     * and the group's committed offset becomes {@code offset} if the group has committed offsets on the topic.
+     *
+     * @throws IOException when the pending reset could not be recorded (nothing changed then)
+     */
+    public void assignResetOffset(String topic, String group, int queueId, long offset) throws IOException {
+        resets.assign(topic, group, queueId, offset);
+        ConcurrentMap<Integer, Long> queues = offsetTable.get(key(topic, group));
+        if (queues != null) {
+            Long previous = queues.put(queueId, offset);
+            if (previous == null || previous != offset) {
+                onChange.run();
+            }
+        }
+    }
+
     /** The committed offset, or -1 when the group has none for this queue. */
     public long queryOffset(String group, String topic, int queueId) {
         Map<Integer, Long> queues = offsetTable.get(key(topic, group));
@@ -127,6 +151,22 @@ public final class ConsumerOffsetManager {
     public Map<Integer, Long> queryOffsets(String group, String topic) {
         Map<Integer, Long> queues = offsetTable.get(key(topic, group));
         return queues == null ? Map.of() : new TreeMap<>(queues);
+    }
+
+    /**
+     * RocketMQ's {@code cloneOffset}: the destination group's offsets on the topic become a copy of the source
+     * group's (queues the source has no offset for lose theirs). Returns the queues copied; 0, and nothing changed,
+     * when the source has no offsets on the topic.
+     */
+    public int cloneOffsets(String srcGroup, String destGroup, String topic) {
+        Map<Integer, Long> source = offsetTable.get(key(topic, srcGroup));
+        if (source == null || source.isEmpty()) {
+            return 0;
+        }
+        ConcurrentMap<Integer, Long> copy = new ConcurrentHashMap<>(source);
+        offsetTable.put(key(topic, destGroup), copy);
+        onChange.run();
+        return copy.size();
     }
 
     /** Groups that committed offsets on a topic. */
@@ -158,11 +198,13 @@ public final class ConsumerOffsetManager {
     public void removeGroup(String group) {
         // topic names cannot contain the separator, so the first one ends the topic
         offsetTable.keySet().removeIf(k -> k.substring(k.indexOf(SEPARATOR) + 1).equals(group));
+        resets.removeGroup(group);
     }
 
     /** Forgets every offset of a topic (topic deleted). */
     public void removeTopic(String topic) {
         offsetTable.keySet().removeIf(k -> k.startsWith(topic + SEPARATOR));
+        resets.removeTopic(topic);
     }
 
     public DataVersion dataVersion() {

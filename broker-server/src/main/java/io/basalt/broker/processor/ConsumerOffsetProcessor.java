@@ -98,6 +98,10 @@ public final class ConsumerOffsetProcessor implements RequestProcessor {
             return RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER, "QueueId " + queueId + " is illegal for topic "
                 + topic + " with " + config.queueNums() + " queues");
         }
+        if (offsets.resets().isPending(topic, group, queueId)) {
+            // RocketMQ's answer: the consumer's position predates the operator's reset, which its next pull delivers
+            return RemotingCommand.response(ResponseCode.SUCCESS, "Offset has been previously reset");
+        }
         offsets.commitOffset(String.valueOf(context.remoteAddress()), group, topic, queueId, commitOffset);
         return RemotingCommand.response(ResponseCode.SUCCESS, null);
     }

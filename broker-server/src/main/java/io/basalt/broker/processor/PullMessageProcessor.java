@@ -142,6 +142,12 @@ public final class PullMessageProcessor implements RequestProcessor {
         if (selection.isRefused()) {
             return RemotingCommand.response(selection.code(), selection.remark());
         }
+        // an operator's server-side reset of this queue (INVOKE_BROKER_TO_RESET_OFFSET): delivered once, before the
+        // pull's piggy-backed commit, which would otherwise store the consumer's old position over the reset
+        Long resetTo = consumers.offsets().resets().take(topic, h.getConsumerGroup(), queueId);
+        if (resetTo != null) {
+            return offsetReset(topic, queueId, resetTo);
+        }
         if (suspendAllowed && (sysFlag & FLAG_COMMIT_OFFSET) != 0 && h.getCommitOffset() != null && h.getCommitOffset() >= 0) {
             consumers.offsets().commitOffset(null, h.getConsumerGroup(), topic, queueId, h.getCommitOffset());
         }
@@ -211,6 +217,20 @@ public final class PullMessageProcessor implements RequestProcessor {
         } catch (RuntimeException e) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "pull failed: " + e);
         }
+    }
+
+    /**
+     * RocketMQ's answer to a pull of a queue with a pending reset: status OFFSET_RESET as PULL_OFFSET_MOVED with
+     * the target as {@code nextBeginOffset}; every 5.2.0 client then continues from there (a push consumer
+     * also commits it and re-adds the queue).
+     */
+    private RemotingCommand offsetReset(String topic, int queueId, long target) {
+        RemotingCommand response = RemotingCommand.response(ResponseCode.PULL_OFFSET_MOVED, GetMessageStatus.OFFSET_RESET.name());
+        response.putExtField("suggestWhichBrokerId", Long.toString(SlaveReadPolicy.MASTER_ID));
+        response.putExtField("nextBeginOffset", Long.toString(target));
+        response.putExtField("minOffset", Long.toString(store.getMinOffsetInQueue(topic, queueId)));
+        response.putExtField("maxOffset", Long.toString(store.getMaxOffsetInQueue(topic, queueId)));
+        return response;
     }
 
     /** RocketMQ's mapping of a read status to the pull response code (broker composeResponseHeader). */
