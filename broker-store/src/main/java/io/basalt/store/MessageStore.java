@@ -754,6 +754,24 @@ public final class MessageStore implements AutoCloseable {
         return lookMessageByOffset(id.physicalOffset());
     }
 
+    /** The stored record (RocketMQ's encoding) named by an offset message id, as bytes, or null. */
+    public byte[] messageRecordById(String offsetMsgId) {
+        OffsetMessageId id;
+        try {
+            id = OffsetMessageId.decode(offsetMsgId);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        try (SelectedBuffer b = reader.selectRecord(id.physicalOffset())) {
+            if (b == null) {
+                return null;
+            }
+            byte[] record = new byte[b.size()];
+            b.buffer().duplicate().get(record);
+            return record;
+        }
+    }
+
     /**
      * Messages of {@code topic} whose KEYS contain {@code key} or whose UNIQ_KEY is {@code key}, stored
      * within [begin, end], newest first, at most {@code maxNum} (and maxMsgsNumBatch). Index hash collisions are filtered

@@ -3,6 +3,7 @@ package io.basalt.remoting.processor;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RemotingVersion;
 import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.remoting.protocol.UnsupportedRequestCodes;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -84,7 +85,7 @@ public final class RequestDispatcher {
         if (registration == null) {
             log.debug("{} sent unsupported request code {}", context.remoteAddress(), request.code());
             answer(request, RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
-                " request type " + request.code() + " not supported"), channel);
+                UnsupportedRequestCodes.remark(request.code())), channel);
             return;
         }
         RequestExecutor executor = registration.executor();

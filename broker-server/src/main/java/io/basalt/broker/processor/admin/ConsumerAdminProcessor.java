@@ -46,16 +46,20 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
     /** RocketMQ's {@code Broker2Client.callClient} timeout. */
     private static final long CALL_CONSUMER_TIMEOUT_MS = 10_000;
 
+    private final String brokerName;
     private final TopicConfigManager topics;
     private final ConsumerOffsetManager offsets;
     private final ClientManager clients;
+    private final MessageStore store;
     private final GroupProgress progress;
 
     public ConsumerAdminProcessor(String brokerName, TopicConfigManager topics, ConsumerOffsetManager offsets,
         ClientManager clients, MessageStore store, GroupGetStats groupGets) {
+        this.brokerName = brokerName;
         this.topics = topics;
         this.offsets = offsets;
         this.clients = clients;
+        this.store = store;
         this.progress = new GroupProgress(brokerName, offsets, clients, store, groupGets);
     }
 
@@ -147,6 +151,17 @@ public final class ConsumerAdminProcessor implements RequestProcessor {
             forward.setExtFields(new HashMap<>(request.extFields()));
         }
         forward.setBody(request.body());
+        if (request.code() == RequestCode.CONSUME_MESSAGE_DIRECTLY) {
+            // as RocketMQ: the client gets the stored record of the message named by msgId, and this broker's name
+            String msgId = request.extFields() == null ? null : request.extFields().get("msgId");
+            byte[] record = msgId == null ? null : store.messageRecordById(msgId);
+            if (record == null) {
+                return CompletableFuture.completedFuture(RemotingCommand.response(ResponseCode.SYSTEM_ERROR,
+                    "no message with msgId " + msgId + " in this broker's store"));
+            }
+            forward.putExtField("brokerName", brokerName);
+            forward.setBody(record);
+        }
         return connection.invoke(forward, CALL_CONSUMER_TIMEOUT_MS).handle((answer, error) -> {
             if (error == null) {
                 RemotingCommand response = RemotingCommand.response(answer.code(), answer.remark());
