@@ -24,20 +24,6 @@ public final class NameServerSettings {
     /** RocketMQ's NameServer blacklist (fixed keys and NamesrvConfig.configBlackList's default). */
     static final Set<String> BLACKLIST = Set.of("configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome");
 
-    /** An update that was refused whole. */
-    public static final class UpdateRefusedException extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final boolean blacklisted;
-
-        UpdateRefusedException(String message, boolean blacklisted) {
-            super(message, null, false, false);
-            this.blacklisted = blacklisted;
-        }
-
-        public boolean blacklisted() {
-            return blacklisted;
-        }
-    }
 
     private final Path file;
     private volatile boolean orderMessageEnable;
@@ -83,10 +69,10 @@ public final class NameServerSettings {
     }
 
     /** Applies {@code requested} whole (written to the file first) or refuses it whole. */
-    public synchronized void update(Map<String, String> requested) throws UpdateRefusedException, IOException {
+    public synchronized void update(Map<String, String> requested) throws ConfigUpdateRefusedException, IOException {
         for (String key : requested.keySet()) {
             if (BLACKLIST.contains(key)) {
-                throw new UpdateRefusedException("Can not update config in black list.", true);
+                throw new ConfigUpdateRefusedException("Can not update config in black list.", true);
             }
         }
         List<String> problems = new ArrayList<>();
@@ -97,7 +83,7 @@ public final class NameServerSettings {
             }
         });
         if (!problems.isEmpty()) {
-            throw new UpdateRefusedException("nothing changed: " + String.join("; ", problems), false);
+            throw new ConfigUpdateRefusedException("nothing changed: " + String.join("; ", problems), false);
         }
         Map<String, String> changed = new TreeMap<>();
         requested.forEach((key, value) -> changed.put(key, value.strip().toLowerCase(java.util.Locale.ROOT)));

@@ -32,21 +32,6 @@ public final class RuntimeConfiguration {
     /** Keys no update may name (RocketMQ's fixed blacklist); the configBlackList setting adds more. */
     static final Set<String> FIXED_BLACKLIST = Set.of("brokerConfigPath", "rocketmqHome", "configBlackList");
 
-    /** An update that was refused; nothing of it was applied. */
-    public static final class UpdateRefusedException extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final boolean blacklisted;
-
-        UpdateRefusedException(String message, boolean blacklisted) {
-            super(message, null, false, false);
-            this.blacklisted = blacklisted;
-        }
-
-        /** Whether a blacklisted key was named (RocketMQ answers NO_PERMISSION). */
-        public boolean blacklisted() {
-            return blacklisted;
-        }
-    }
 
     /**
      * What an accepted update did.
@@ -141,17 +126,17 @@ public final class RuntimeConfiguration {
     /**
      * Applies {@code requested} (key → value text) or refuses it whole.
      *
-     * @throws UpdateRefusedException naming every problem: a blacklisted key, an unknown key (with the closest
+     * @throws ConfigUpdateRefusedException naming every problem: a blacklisted key, an unknown key (with the closest
      *                                valid name), a RocketMQ key Basalt does not implement, an invalid value, keys
      *                                that need a restart
      * @throws IOException            when the file cannot be written (nothing was applied)
      */
-    public synchronized Update update(Map<String, String> requested) throws UpdateRefusedException, IOException {
+    public synchronized Update update(Map<String, String> requested) throws ConfigUpdateRefusedException, IOException {
         BrokerConfiguration configuration = current;
         Set<String> blacklist = blacklist(configuration);
         for (String key : requested.keySet()) {
             if (blacklist.contains(key)) {
-                throw new UpdateRefusedException("Can not update config in black list.", true);
+                throw new ConfigUpdateRefusedException("Can not update config in black list.", true);
             }
         }
         List<String> problems = new ArrayList<>();
@@ -185,10 +170,10 @@ public final class RuntimeConfiguration {
             }
         }
         if (!problems.isEmpty()) {
-            throw new UpdateRefusedException("nothing changed: " + String.join("; ", problems), false);
+            throw new ConfigUpdateRefusedException("nothing changed: " + String.join("; ", problems), false);
         }
         if (!needRestart.isEmpty()) {
-            throw new UpdateRefusedException("nothing changed: " + String.join(", ", needRestart)
+            throw new ConfigUpdateRefusedException("nothing changed: " + String.join(", ", needRestart)
                 + (needRestart.size() == 1 ? " needs" : " need") + " a restart (set in " + file
                 + " and restart the broker); keys that apply at once: " + String.join(", ", liveKeys()), false);
         }

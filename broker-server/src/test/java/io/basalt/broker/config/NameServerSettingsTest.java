@@ -33,12 +33,12 @@ class NameServerSettingsTest {
     void blacklistedUnknownAndInvalidAreRefusedWhole() throws Exception {
         NameServerSettings settings = NameServerSettings.open(dir.resolve("namesrv.properties"));
 
-        assertTrue(assertThrows(NameServerSettings.UpdateRefusedException.class,
+        assertTrue(assertThrows(ConfigUpdateRefusedException.class,
             () -> settings.update(Map.of("kvConfigPath", "/x"))).blacklisted());
-        String unknown = assertThrows(NameServerSettings.UpdateRefusedException.class,
+        String unknown = assertThrows(ConfigUpdateRefusedException.class,
             () -> settings.update(Map.of("orderMessageEnabled", "true"))).getMessage();
         assertTrue(unknown.contains("did you mean orderMessageEnable?"), unknown);
-        String invalid = assertThrows(NameServerSettings.UpdateRefusedException.class,
+        String invalid = assertThrows(ConfigUpdateRefusedException.class,
             () -> settings.update(Map.of("orderMessageEnable", "yes"))).getMessage();
         assertTrue(invalid.contains("orderMessageEnable=yes"), invalid);
         assertFalse(settings.orderMessageEnable());

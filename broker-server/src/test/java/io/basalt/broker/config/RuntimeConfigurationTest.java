@@ -88,7 +88,7 @@ class RuntimeConfigurationTest {
 
     @Test
     void aKeyThatNeedsARestartRefusesTheWholeUpdate() throws IOException {
-        RuntimeConfiguration.UpdateRefusedException refused = assertThrows(RuntimeConfiguration.UpdateRefusedException.class,
+        ConfigUpdateRefusedException refused = assertThrows(ConfigUpdateRefusedException.class,
             () -> runtime.update(Map.of("autoCreateTopicEnable", "false", "listenPort", "10921")));
 
         assertFalse(refused.blacklisted());
@@ -102,8 +102,8 @@ class RuntimeConfigurationTest {
     @Test
     void blacklistedKeysAreRefusedIncludingThoseOfConfigBlackList() throws IOException {
         for (String key : List.of("brokerConfigPath", "rocketmqHome", "configBlackList", "slaveReadEnable")) {
-            RuntimeConfiguration.UpdateRefusedException refused = assertThrows(
-                RuntimeConfiguration.UpdateRefusedException.class,
+            ConfigUpdateRefusedException refused = assertThrows(
+                ConfigUpdateRefusedException.class,
                 () -> runtime.update(Map.of(key, "x", "autoCreateTopicEnable", "false")), key);
             assertTrue(refused.blacklisted(), key);
             assertEquals("Can not update config in black list.", refused.getMessage());
@@ -113,7 +113,7 @@ class RuntimeConfigurationTest {
 
     @Test
     void anUnknownKeyIsNamedWithTheClosestValidKey() {
-        RuntimeConfiguration.UpdateRefusedException refused = assertThrows(RuntimeConfiguration.UpdateRefusedException.class,
+        ConfigUpdateRefusedException refused = assertThrows(ConfigUpdateRefusedException.class,
             () -> runtime.update(Map.of("autoCreateTopicEnabled", "false")));
 
         assertTrue(refused.getMessage().contains("unknown key 'autoCreateTopicEnabled'; did you mean autoCreateTopicEnable?"),
@@ -122,7 +122,7 @@ class RuntimeConfigurationTest {
 
     @Test
     void anInvalidValueIsRefusedNotIgnored() throws IOException {
-        RuntimeConfiguration.UpdateRefusedException refused = assertThrows(RuntimeConfiguration.UpdateRefusedException.class,
+        ConfigUpdateRefusedException refused = assertThrows(ConfigUpdateRefusedException.class,
             () -> runtime.update(Map.of("autoCreateTopicEnable", "maybe")));
 
         assertTrue(refused.getMessage().startsWith("nothing changed: autoCreateTopicEnable=maybe"), refused.getMessage());
@@ -132,7 +132,7 @@ class RuntimeConfigurationTest {
 
     @Test
     void aRocketMqKeyBasaltDoesNotImplementIsRefused() {
-        RuntimeConfiguration.UpdateRefusedException refused = assertThrows(RuntimeConfiguration.UpdateRefusedException.class,
+        ConfigUpdateRefusedException refused = assertThrows(ConfigUpdateRefusedException.class,
             () -> runtime.update(Map.of("longPollingEnable", "false")));
 
         assertTrue(refused.getMessage().contains("longPollingEnable is a RocketMQ 5.2.0 broker setting that Basalt does not"

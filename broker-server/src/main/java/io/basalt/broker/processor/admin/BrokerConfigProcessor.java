@@ -1,7 +1,7 @@
 package io.basalt.broker.processor.admin;
 
 import io.basalt.broker.config.RuntimeConfiguration;
-import io.basalt.broker.config.RuntimeConfiguration.UpdateRefusedException;
+import io.basalt.broker.config.ConfigUpdateRefusedException;
 import io.basalt.broker.protocol.DataVersion;
 import io.basalt.broker.protocol.Json;
 import io.basalt.remoting.processor.RequestContext;
@@ -84,7 +84,7 @@ public final class BrokerConfigProcessor implements RequestProcessor {
             RuntimeConfiguration.Update update = configuration.update(requested);
             log.info("UPDATE_BROKER_CONFIG {}: {}", requested.keySet(), update.summary());
             return RemotingCommand.response(ResponseCode.SUCCESS, update.summary());
-        } catch (UpdateRefusedException e) {
+        } catch (ConfigUpdateRefusedException e) {
             log.warn("UPDATE_BROKER_CONFIG {} refused: {}", requested.keySet(), e.getMessage());
             return RemotingCommand.response(e.blacklisted() ? ResponseCode.NO_PERMISSION : ResponseCode.SYSTEM_ERROR,
                 e.getMessage());

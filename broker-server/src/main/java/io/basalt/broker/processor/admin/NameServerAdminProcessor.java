@@ -1,5 +1,6 @@
 package io.basalt.broker.processor.admin;
 
+import io.basalt.broker.config.ConfigUpdateRefusedException;
 import io.basalt.broker.config.NameServerSettings;
 import io.basalt.broker.namesrv.KvConfigStore;
 import io.basalt.broker.processor.RequestFields;
@@ -103,7 +104,7 @@ public final class NameServerAdminProcessor extends ImmediateAdminProcessor {
         }
         try {
             settings.update(requested);
-        } catch (NameServerSettings.UpdateRefusedException e) {
+        } catch (ConfigUpdateRefusedException e) {
             return RemotingCommand.response(e.blacklisted() ? ResponseCode.NO_PERMISSION : ResponseCode.SYSTEM_ERROR,
                 e.getMessage());
         }
