@@ -17,6 +17,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.basalt.broker.assignment.LocalTopicQueues;
+import io.basalt.broker.assignment.MessageRequestModes;
+import io.basalt.broker.assignment.NameServerTopicQueues;
+import io.basalt.broker.assignment.TopicQueues;
 import io.basalt.broker.auth.AccessControl;
 import io.basalt.broker.auth.AclAdminProcessor;
 import io.basalt.broker.auth.AclConfigException;
@@ -52,6 +56,7 @@ import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.processor.HAProtocolsProcessor;
 import io.basalt.broker.processor.PromoteToMasterProcessor;
 import io.basalt.broker.processor.SlaveReadPolicy;
+import io.basalt.broker.processor.admin.QueryAssignmentProcessor;
 import io.basalt.broker.processor.admin.SlaveMetadataProcessor;
 import io.basalt.broker.processor.admin.StoreMaintenanceProcessor;
 import io.basalt.broker.schedule.DelayLevelTransform;
@@ -223,6 +228,8 @@ public final class BrokerController {
     /** The NameServer state of a broker that is its own NameServer: KV config and its NameServer settings. */
     private KvConfigStore kvConfig;
     private NameServerSettings nameServerSettings;
+    /** Request modes per (topic, group) of QUERY_ASSIGNMENT; on a slave, its master's copy. */
+    private final MessageRequestModes requestModes;
     private boolean started;
     private boolean shutdown;
 
@@ -328,6 +335,7 @@ public final class BrokerController {
         metrics.registerRocketMq(new RocketMqMetrics.Sources(clients, metrics.retryCounts(), transactionCounters,
                 transactionMetrics::pendingByTopic, topics.brokerPermission()::permission),
             broker.brokerClusterName(), broker.brokerName(), broker.metricsLabels());
+        this.requestModes = openRequestModes(configuration);
         this.slaveSync = broker.brokerRole() == BrokerRole.SLAVE && !broker.enableControllerMode()
             ? newSlaveSynchronize() : null;
         this.opMarkers = new OpMarkerWriter(store, new InetSocketAddress(broker.brokerIP1(), broker.listenPort()),
@@ -578,7 +586,7 @@ public final class BrokerController {
             .or(() -> Optional.ofNullable(replication.client()).map(ReplicaClient::lastMasterBrokerAddr))
             .filter(address -> !address.isEmpty() && !address.equals(self));
         return SlaveSynchronize.of(topics, offsets, subscriptionGroups, configDir(configuration), store.timerMessages(),
-            transactionMetrics, masterAddress,
+            transactionMetrics, requestModes, masterAddress,
             () -> replication.role() == BrokerRole.SLAVE, this::newClient);
     }
 
@@ -754,6 +762,30 @@ public final class BrokerController {
         registerAdminProcessors(broker, send, pull);
     }
 
+    /**
+     * SET_MESSAGE_REQUEST_MODE and QUERY_ASSIGNMENT on their own executor (RocketMQ's load-balance pool): an
+     * assignment may wait for a NameServer's route. The route is the broker's own topic table when it is its own
+     * NameServer, else the NameServers' route of the topic.
+     */
+    private void registerAssignmentProcessor(BrokerConfig broker) {
+        RequestExecutor loadBalance = executor("LoadBalanceProcessorThread_", 2, 10_000, 0);
+        List<String> nameServers = broker.namesrvAddr().stream().map(a -> a.host() + ":" + a.port()).toList();
+        TopicQueues queues = nameServers.isEmpty() ? new LocalTopicQueues(broker.brokerName(), topics)
+            : new NameServerTopicQueues(nameServers, this::newClient, NAMESRV_TIMEOUT_MS, System::currentTimeMillis);
+        register(loadBalance, new QueryAssignmentProcessor(requestModes, queues, clients, topics, subscriptionGroups,
+                new QueryAssignmentProcessor.Defaults(broker.defaultMessageRequestMode(), broker.defaultPopShareQueueNum()),
+                () -> replication.role() == BrokerRole.SLAVE),
+            RequestCode.QUERY_ASSIGNMENT, RequestCode.SET_MESSAGE_REQUEST_MODE);
+    }
+
+    private static MessageRequestModes openRequestModes(BrokerConfiguration configuration) {
+        try {
+            return MessageRequestModes.open(configDir(configuration));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Opens the self-NameServer files: {@code config/kvConfig.json} and {@code config/namesrv.properties}. */
     private void openNameServerState() {
         Path dir = configDir(configuration);
@@ -791,7 +823,7 @@ public final class BrokerController {
         register(admin, new PromoteToMasterProcessor(replication, nameServerPresence::anotherPromotedMaster,
                 this::afterPromotion),
             PromoteToMasterProcessor.PROMOTE_TO_MASTER);
-        register(admin, new SlaveMetadataProcessor(offsets, configDir(configuration), schedule::delayOffsetBody),
+        register(admin, new SlaveMetadataProcessor(offsets, requestModes, schedule::delayOffsetBody),
             RequestCode.GET_ALL_CONSUMER_OFFSET, RequestCode.GET_ALL_DELAY_OFFSET, RequestCode.GET_ALL_MESSAGE_REQUEST_MODE);
         register(admin, new BrokerRuntimeInfoProcessor(store, runtimeStats, configuration.store().rootDir(),
             replication::acceptsWrites, replication::runtimeInfo, List.of(
@@ -814,6 +846,7 @@ public final class BrokerController {
                 RoleChangeNotifyProcessor.NOTIFY_BROKER_ROLE_CHANGED);
         }
         register(admin, new TransactionMetricsProcessor(transactionMetrics), TransactionMetricsProcessor.GET_TRANSACTION_METRICS);
+        registerAssignmentProcessor(broker);
         register(admin, new HAProtocolsProcessor(), HAProtocolsProcessor.GET_HA_PROTOCOLS);
         register(admin, new TimerAdminProcessor(store.timerMessages()), RequestCode.GET_TIMER_CHECK_POINT,
             RequestCode.GET_TIMER_METRICS);

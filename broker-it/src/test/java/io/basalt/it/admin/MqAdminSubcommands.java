@@ -489,9 +489,21 @@ abstract class MqAdminSubcommands {
     }
 
     @Test
-    void setConsumeMode_refused() {
-        assertRefused(mqadmin("setConsumeMode", "-n", ns, "-b", addr, "-g", PUSH_GROUP, "-t", TOPIC, "-m", "POP",
-            "-q", "8"), "POP consumption");
+    void setConsumeMode() {
+        // the push consumer of PUSH_GROUP rebalances itself (clientRebalance=true): the mode concerns only consumers
+        // that ask the broker for their queues (ConsumeModeTest)
+        String byBroker = mqadmin("setConsumeMode", "-n", ns, "-b", addr, "-g", PUSH_GROUP, "-t", TOPIC, "-m", "POP",
+            "-q", "8");
+        assertNoError(byBroker);
+        assertTrue(byBroker.contains("set consume mode to " + addr + " success."), byBroker);
+        assertTrue(byBroker.contains("topic[" + TOPIC + "] group[" + PUSH_GROUP + "] consume mode[POP] popShareQueueNum[8]"),
+            byBroker);
+        String byCluster = mqadmin("setConsumeMode", "-n", ns, "-c", CLUSTER, "-g", PUSH_GROUP, "-t", TOPIC, "-m", "PULL");
+        assertNoError(byCluster);
+        assertTrue(byCluster.contains("set consume mode to " + addr + " success."), byCluster);
+        String retry = mqadmin("setConsumeMode", "-n", ns, "-b", addr, "-g", PUSH_GROUP, "-t", "%RETRY%" + PUSH_GROUP,
+            "-m", "POP");
+        assertTrue(retry.contains("retry topic is not allowed to set mode"), retry);
     }
 
     // ---- broker configuration (25/26) ----

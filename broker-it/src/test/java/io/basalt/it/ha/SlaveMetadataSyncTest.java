@@ -25,6 +25,9 @@ import org.apache.rocketmq.common.consumer.ConsumeFromWhere;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.common.message.MessageExt;
 import org.apache.rocketmq.common.message.MessageQueue;
+import org.apache.rocketmq.common.message.MessageQueueAssignment;
+import org.apache.rocketmq.common.message.MessageRequestMode;
+import org.apache.rocketmq.remoting.protocol.heartbeat.MessageModel;
 import org.apache.rocketmq.remoting.netty.NettyClientConfig;
 import org.apache.rocketmq.remoting.netty.NettyRemotingClient;
 import org.apache.rocketmq.remoting.protocol.RemotingCommand;
@@ -137,6 +140,13 @@ class SlaveMetadataSyncTest {
         return answer.getCode() == 0 ? Long.parseLong(answer.getExtFields().get("offset")) : -1;
     }
 
+    /** QUERY_ASSIGNMENT as a BROADCASTING consumer asks it (every readable queue of the route, with the mode). */
+    private Set<MessageQueueAssignment> broadcastAssignment(BrokerProcess broker, String topic, String group)
+        throws Exception {
+        return admin.getDefaultMQAdminExtImpl().getMqClientInstance().getMQClientAPIImpl().queryAssignment(
+            broker.address(), topic, group, "broadcast-client", "AVG", MessageModel.BROADCASTING, 10_000);
+    }
+
     private long maxOffset(BrokerProcess broker, String topic, int queueId) throws Exception {
         GetMaxOffsetRequestHeader header = new GetMaxOffsetRequestHeader();
         header.setTopic(topic);
@@ -212,6 +222,14 @@ class SlaveMetadataSyncTest {
             && admin.getAllSubscriptionGroup(slave.address(), 10_000).getSubscriptionGroupTable().containsKey("cg-synced")
             && committedOffset(slave, "cg-synced", "SyncedTopic", 2) == 7);
         assertEquals(4, admin.examineTopicConfig(slave.address(), "SyncedTopic").getReadQueueNums());
+
+        // the request modes: the slave's copy is what its QUERY_ASSIGNMENT answers with (over the NameServer's route)
+        admin.setMessageRequestMode(master.address(), "SyncedTopic", "cg-synced", MessageRequestMode.POP, 1, 10_000);
+        await().atMost(ofSeconds(30)).until(() -> {
+            Set<MessageQueueAssignment> assigned = broadcastAssignment(slave, "SyncedTopic", "cg-synced");
+            return assigned != null && assigned.size() == 4
+                && assigned.stream().allMatch(a -> a.getMode() == MessageRequestMode.POP);
+        });
 
         admin.deleteTopicInBroker(Set.of(master.address()), "DeletedTopic");
         await().atMost(ofSeconds(30)).until(() -> !hasTopic(slave, "DeletedTopic"));

@@ -21,8 +21,6 @@ public final class UnsupportedRequestCodes {
         Map.entry(2001, COLD_DATA),                    // UPDATE_COLD_DATA_FLOW_CTR_CONFIG
         Map.entry(2002, COLD_DATA),                    // REMOVE_COLD_DATA_FLOW_CTR_CONFIG
         Map.entry(2003, COLD_DATA),                    // GET_COLD_DATA_FLOW_CTR_INFO
-        Map.entry(400, POP),                           // QUERY_ASSIGNMENT
-        Map.entry(401, POP),                           // SET_MESSAGE_REQUEST_MODE
         Map.entry(200050, POP),                        // POP_MESSAGE
         Map.entry(200051, POP),                        // ACK_MESSAGE
         Map.entry(200151, POP),                        // BATCH_ACK_MESSAGE

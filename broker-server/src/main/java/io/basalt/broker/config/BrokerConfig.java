@@ -1,5 +1,6 @@
 package io.basalt.broker.config;
 
+import io.basalt.broker.assignment.MessageRequestMode;
 import io.basalt.ha.BrokerRole;
 
 import io.basalt.common.config.ConfigValues;
@@ -232,6 +233,16 @@ public final class BrokerConfig {
     /** Whether offset resets are recorded by the broker and delivered by pulls (RocketMQ 5.x) or sent to the clients. */
     public boolean useServerSideResetOffset() {
         return values.get(ConfigKeys.USE_SERVER_SIDE_RESET_OFFSET);
+    }
+
+    /** The request mode of a topic and group without one set (SET_MESSAGE_REQUEST_MODE). */
+    public MessageRequestMode defaultMessageRequestMode() {
+        return values.get(ConfigKeys.DEFAULT_MESSAGE_REQUEST_MODE);
+    }
+
+    /** The POP share count of {@link #defaultMessageRequestMode()} POP. */
+    public int defaultPopShareQueueNum() {
+        return values.get(ConfigKeys.DEFAULT_POP_SHARE_QUEUE_NUM);
     }
 
     // ---- transactions ----

@@ -1,5 +1,6 @@
 package io.basalt.broker.config;
 
+import io.basalt.broker.assignment.MessageRequestMode;
 import io.basalt.ha.BrokerRole;
 
 import static io.basalt.broker.config.BrokerValueTypes.hostPortList;
@@ -229,6 +230,13 @@ final class ConfigKeys {
             + " need not be online; pending resets survive a restart, in config/consumerOffsetReset.json); false, RocketMQ's"
             + " older path: the broker sends the new offsets to the group's online push consumers"
             + " (RESET_CONSUMER_CLIENT_OFFSET) and refuses the reset with CONSUMER_NOT_ONLINE when none is online");
+    static final ConfigKey<MessageRequestMode> DEFAULT_MESSAGE_REQUEST_MODE = key("defaultMessageRequestMode", SECTION,
+        oneOf(MessageRequestMode.class), "PULL", "The request mode QUERY_ASSIGNMENT (push consumers with"
+            + " clientRebalance=false) gives a topic and group without one set by mqadmin setConsumeMode: PULL or POP"
+            + " (retry topics are always PULL)");
+    static final ConfigKey<Integer> DEFAULT_POP_SHARE_QUEUE_NUM = key("defaultPopShareQueueNum", SECTION,
+        integer(-1, MAX), "-1", "With defaultMessageRequestMode=POP: how many following clients' queues a client also"
+            + " pops; -1 or 0, every client pops every queue");
     static final ConfigKey<Boolean> OFFSET_CHECK_IN_SLAVE = key("offsetCheckInSlave", SECTION, bool(), "false",
         "A slave corrects a consumer's illegal offset itself; without it the consumer is sent back to the master");
 
@@ -247,7 +255,8 @@ final class ConfigKeys {
         TRANSACTION_TIME_OUT, TRANSACTION_CHECK_INTERVAL, TRANSACTION_CHECK_MAX, TRANSACTION_OP_MSG_MAX_SIZE,
         TRANSACTION_OP_BATCH_INTERVAL, TRANSACTION_METRIC_FLUSH_INTERVAL, END_TRANSACTION_THREAD_POOL_NUMS,
         END_TRANSACTION_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE, LOGS_DIR, PID_FILE, STORE_PATH_EPOCH_FILE, HA_MASTER_ADDRESS,
-        SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE, USE_SERVER_SIDE_RESET_OFFSET, ENABLE_CONTROLLER_MODE, CONTROLLER_ADDR, SYNC_BROKER_METADATA_PERIOD,
+        SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE, USE_SERVER_SIDE_RESET_OFFSET, DEFAULT_MESSAGE_REQUEST_MODE,
+        DEFAULT_POP_SHARE_QUEUE_NUM, ENABLE_CONTROLLER_MODE, CONTROLLER_ADDR, SYNC_BROKER_METADATA_PERIOD,
         CHECK_SYNC_STATE_SET_PERIOD, SYNC_CONTROLLER_METADATA_PERIOD, CONTROLLER_HEART_BEAT_TIMEOUT_MILLS,
         BROKER_HEARTBEAT_INTERVAL, SEND_HEARTBEAT_TIMEOUT_MILLIS, BROKER_ELECTION_PRIORITY, STORE_PATH_BROKER_IDENTITY));
 

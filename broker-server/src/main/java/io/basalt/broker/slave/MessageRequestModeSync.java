@@ -1,25 +1,21 @@
 package io.basalt.broker.slave;
 
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.Map;
 
-import io.basalt.broker.JsonConfigFile;
-import io.basalt.broker.protocol.Json;
-import io.basalt.remoting.json.JsonException;
+import io.basalt.broker.assignment.MessageRequestModes;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
 
 /**
- * GET_ALL_MESSAGE_REQUEST_MODE: every round the master's {@code MessageRequestModeSerializeWrapper} replaces
+ * GET_ALL_MESSAGE_REQUEST_MODE: every round the master's {@code MessageRequestModeSerializeWrapper} replaces the
+ * slave's request modes, in memory (QUERY_ASSIGNMENT on the slave answers with them at once) and in
  * {@code config/messageRequestMode.json} (RocketMQ's {@code syncMessageRequestMode}: clear, put all, persist).
- * Basalt has no POP yet: the file is kept for a promoted slave to hand on, and nothing else reads it.
  */
 final class MessageRequestModeSync implements MetadataSync {
-    private final JsonConfigFile file;
+    private final MessageRequestModes modes;
 
-    MessageRequestModeSync(Path configDir) {
-        this.file = new JsonConfigFile(configDir.resolve("messageRequestMode.json"));
+    MessageRequestModeSync(MessageRequestModes modes) {
+        this.modes = modes;
     }
 
     @Override
@@ -34,16 +30,6 @@ final class MessageRequestModeSync implements MetadataSync {
 
     @Override
     public void apply(RemotingCommand response) throws IOException {
-        byte[] body = MetadataSync.successBody(response, what());
-        Object tree;
-        try {
-            tree = Json.parse(body);
-        } catch (JsonException e) {
-            throw new IOException("the master's message request modes do not parse: " + e.getMessage(), e);
-        }
-        if (!(tree instanceof Map<?, ?> wrapper) || !(wrapper.get("messageRequestModeMap") instanceof Map<?, ?>)) {
-            throw new IOException("the master's message request modes have no messageRequestModeMap");
-        }
-        file.storeExactly(body);
+        modes.replaceAll(MetadataSync.successBody(response, what()));
     }
 }

@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
+import io.basalt.broker.assignment.MessageRequestModes;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
@@ -86,6 +87,7 @@ public final class SlaveSynchronize extends ServiceThread {
      *
      * @param timers        this broker's timer wheel: its checkpoint follows the master's while it is enabled
      * @param transactions  this broker's pending half-message counts, replaced by the master's
+     * @param requestModes  this broker's message request modes, replaced by the master's
      * @param masterAddress the master's remoting address (host:port), empty while unknown
      * @param isSlave       false once this broker was promoted: answers arriving then are dropped
      * @param clients       makes the service's remoting client (on its thread, at the first request); the service
@@ -93,11 +95,12 @@ public final class SlaveSynchronize extends ServiceThread {
      */
     public static SlaveSynchronize of(TopicConfigManager topics, ConsumerOffsetManager offsets,
                                       SubscriptionGroupManager groups, Path configDir, TimerMessages timers,
-                                      TransactionMetrics transactions, Supplier<Optional<String>> masterAddress, BooleanSupplier isSlave,
+                                      TransactionMetrics transactions, MessageRequestModes requestModes,
+                                      Supplier<Optional<String>> masterAddress, BooleanSupplier isSlave,
                                       Supplier<NettyRemotingClient> clients) {
         // RocketMQ's syncAll order
         List<MetadataSync> jobs = new ArrayList<>(List.of(new TopicConfigSync(topics), new ConsumerOffsetSync(offsets),
-            new DelayOffsetSync(configDir), new SubscriptionGroupSync(groups), new MessageRequestModeSync(configDir),
+            new DelayOffsetSync(configDir), new SubscriptionGroupSync(groups), new MessageRequestModeSync(requestModes),
             new TransactionMetricsSync(transactions)));
         if (timers.enabled()) {
             jobs.add(new TimerCheckpointSync(timers));

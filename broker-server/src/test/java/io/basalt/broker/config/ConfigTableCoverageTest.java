@@ -125,7 +125,7 @@ class ConfigTableCoverageTest {
         } catch (NumberFormatException notANumber) {
             // not a number
         }
-        candidates.addAll(List.of("SYNC_FLUSH", "SYNC_MASTER", "127.0.0.1:1", dir.resolve("elsewhere").toString(),
+        candidates.addAll(List.of("SYNC_FLUSH", "SYNC_MASTER", "POP", "127.0.0.1:1", dir.resolve("elsewhere").toString(),
             current + "x", "05", current + " 1s", "{\"username\":\"u1\",\"password\":\"p1\"}",
             "{\"accessKey\":\"a1\",\"secretKey\":\"s1\"}", "a-token-of-sixteen-characters", "10,34", "enforcing", "env:test"));
         for (String candidate : candidates) {
