@@ -75,6 +75,8 @@ import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
 import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
 import io.basalt.broker.processor.PullMessageProcessor;
+import io.basalt.broker.pop.PopModule;
+import io.basalt.broker.pop.PopRemotingProcessor;
 import io.basalt.broker.processor.ReplyMessageProcessor;
 import io.basalt.broker.processor.RouteProcessor;
 import io.basalt.broker.processor.SendMessageProcessor;
@@ -215,6 +217,8 @@ public final class BrokerController {
     private final MetadataPersister metadataPersister;
     /** Delay levels' delivery: runs while this broker is the master. */
     private final ScheduleMessageService schedule;
+    /** POP consumption: its service, long polling and the revive threads (master only). */
+    private final PopModule pop;
     /** Transactional messages: pending half messages per topic, decisions and their op markers. */
     private final TransactionMetrics transactionMetrics;
     private final OpMarkerWriter opMarkers;
@@ -264,6 +268,7 @@ public final class BrokerController {
                 schedule.onArrival(queueId);
             }
             pullHold.notifyMessageArriving(topic, queueId, offset, tagsCode);
+            popArrival(topic);
         });
         this.remotingServer = new NettyRemotingServer(serverConfig(broker.listenPort()));
         this.fastRemotingServer = new NettyRemotingServer(serverConfig(fastListenPort(broker.listenPort())));
@@ -305,6 +310,12 @@ public final class BrokerController {
         metrics.registerTransactions(transactionCounters);
         this.haMetrics = new HaMetrics(replication, store, configuration.ha().haMaxGapNotInSync(), System::currentTimeMillis);
         metrics.registerHa(haMetrics);
+        this.pop = new PopModule(store, topics, subscriptionGroups, offsets,
+            new ConsumerFilters(broker.enablePropertyFilter()), new InetSocketAddress(broker.brokerIP1(),
+            broker.listenPort()), metrics.retryCounts(), replication::acceptsWrites,
+            new PopModule.Settings(broker.brokerClusterName(), broker.brokerName(), broker.reviveQueueNum(),
+                broker.reviveInterval()));
+        metrics.registerPop(pop.counters(), pop::parkedCount);
         schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.brokerStats = new BrokerStats(System::currentTimeMillis, configuration.broker().brokerClusterName(),
             topics.systemTopics()::isSystemTopic);
@@ -324,6 +335,7 @@ public final class BrokerController {
         replication.onFenced(reason -> {
             // a newer master delivers the timers now; this one would deliver them a second time
             store.timerMessages().setDequeueEnabled(false);
+            pop.setReviving(false);
             // and asks the producers about the half messages; off this (replication) thread, a scan may be running.
             // In controller mode the broker may be master again later: the check only pauses while it is not writable
             if (!replication.controllerMode()) {
@@ -446,6 +458,7 @@ public final class BrokerController {
                 slaveSync = null;
             }
             store.timerMessages().setDequeueEnabled(true);
+            pop.setReviving(store.timerMessages().enabled());
             transactionDecisions.beginDeciding();
             // topics the old master created after this broker's last metadata sync (which the last sync in
             // beforeMaster cannot fetch from a dead master): their replicated messages are here, so they are routed
@@ -476,6 +489,7 @@ public final class BrokerController {
         @Override
         public void becameSlave(long epoch, String masterAddress) {
             store.timerMessages().setDequeueEnabled(false);
+            pop.setReviving(false);
             schedule.shutdown();
             startStateVersion(epoch);
             SlaveSynchronize previous = slaveSync;
@@ -704,6 +718,11 @@ public final class BrokerController {
             broker.brokerRole(), masterAddress);
     }
 
+    /** Wakes the pops waiting for a dispatched message of {@code topic} (dispatch starts after construction). */
+    private void popArrival(String topic) {
+        pop.onArrival(topic);
+    }
+
     private void registerProcessors(BrokerConfig broker) {
         RequestExecutor send = executor("SendMessageThread_", broker.sendMessageThreadPoolNums(),
             broker.sendThreadPoolQueueCapacity(), broker.waitTimeMillsInSendQueue());
@@ -735,6 +754,12 @@ public final class BrokerController {
         register(pull, new PullMessageProcessor(store, topics, new ConsumerGroups(subscriptionGroups, clients, offsets),
                 new LongPolling(pullHold, MAX_SUSPEND_MS), slaveReadPolicy, counters, filters),
             RequestCode.PULL_MESSAGE, RequestCode.LITE_PULL_MESSAGE);
+        // POP: pops and notifications on the pull pool, ACKs and invisible-time changes on their own (RocketMQ's pools)
+        PopRemotingProcessor popProcessor = new PopRemotingProcessor(pop.service());
+        register(pull, popProcessor, PopRemotingProcessor.POP_MESSAGE, PopRemotingProcessor.NOTIFICATION,
+            PopRemotingProcessor.POLLING_INFO);
+        register(executor("AckMessageThread_", 3, 100_000, 0), popProcessor, PopRemotingProcessor.ACK_MESSAGE,
+            PopRemotingProcessor.BATCH_ACK_MESSAGE, PopRemotingProcessor.CHANGE_MESSAGE_INVISIBLETIME);
         register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
             replication::acceptsWrites, metrics.retryCounts(), brokerStats::sentBack),
             RequestCode.CONSUMER_SEND_MSG_BACK);
@@ -984,6 +1009,7 @@ public final class BrokerController {
         }
         // after the sync stopped: the master's last checkpoint is applied, so delivery goes on from its read time
         store.timerMessages().setDequeueEnabled(true);
+        pop.setReviving(store.timerMessages().enabled());
         // the old master decided what was replicated so far: its commits are looked up in the store from now on
         transactionDecisions.beginDeciding();
         try {
@@ -1043,6 +1069,8 @@ public final class BrokerController {
         }
         // RocketMQ's changeSpecialServiceStatus: only a serving master puts due timer messages back; a slave enqueues
         store.timerMessages().setDequeueEnabled(replication.acceptsWrites());
+        // POP re-delivery, like timer delivery, is the serving master's (and needs the timer wheel)
+        pop.setReviving(replication.acceptsWrites() && store.timerMessages().enabled());
         pullHold.start();
         opMarkers.start();
         metadataPersister.start();
@@ -1143,6 +1171,7 @@ public final class BrokerController {
         // first, so that the NameServers stop routing clients here
         step("unregistering from the NameServers", nameServerPresence::shutdown);
         step("stopping timer delivery", () -> store.timerMessages().setDequeueEnabled(false));
+        step("stopping POP re-delivery and answering parked pops", pop::shutdown);
         step("stopping the transaction back-check", transactionCheck::shutdown);
         SlaveSynchronize sync = slaveSync;
         if (sync != null) {

@@ -29,11 +29,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Looks, once the store is loaded, at RocketMQ state in the store directory and logs one line per kind with how
  * much there is and what happens to it. State Basalt does not serve yet gets a WARN: timer messages while
- * {@code timerWheelEnable=false} (the wheel delivers them otherwise), POP revive records, a RocksDB consume queue;
+ * {@code timerWheelEnable=false} (the wheel delivers them otherwise), a RocksDB consume queue;
  * nothing is changed or deleted, and the warnings come back at every start until the feature that serves the
  * state exists. Pending half (transaction) messages are served, by the transaction check service, so they get an
  * INFO line only: how many transactions are undecided and how old the oldest is, which says what the first check
- * scans will ask producers about. Pending delay-level messages are delivered by the schedule service and are no
+ * scans will ask producers about; POP revive records are read by the revive service, an INFO line too. Pending delay-level messages are delivered by the schedule service and are no
  * finding. Read-only: it reads the store's queues and records through {@link MessageStore}, the consumer offsets,
  * and the files RocketMQ leaves (layouts: {@code scheduled-and-transactional} reference §2.4, §4.2, §4.6; POP §1.8).
  *
@@ -310,9 +310,9 @@ final class StoreOpeningInspection {
         if (pending == 0) {
             return Optional.empty();
         }
-        return Optional.of(Finding.warning(Kind.POP, pending, pending + " POP revive records (checkpoints and acks) in "
-            + reviveTopics + " beyond " + REVIVE_GROUP + "'s revive offset: Basalt does not serve POP yet; messages popped"
-            + " and not acked are not revived (delivered again), and the records stay stored"));
+        return Optional.of(Finding.info(Kind.POP, pending, pending + " POP revive records (checkpoints and acks) in "
+            + reviveTopics + " beyond " + REVIVE_GROUP + "'s revive offset: the master's revive threads read them and"
+            + " deliver the messages popped and not acked again (non-order POP; order POP state is not served)"));
     }
 
     /** A RocksDB consume queue (storeType=defaultRocksDB) keeps its database files directly in consumequeue/. */

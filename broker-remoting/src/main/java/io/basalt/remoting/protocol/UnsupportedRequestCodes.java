@@ -21,13 +21,7 @@ public final class UnsupportedRequestCodes {
         Map.entry(2001, COLD_DATA),                    // UPDATE_COLD_DATA_FLOW_CTR_CONFIG
         Map.entry(2002, COLD_DATA),                    // REMOVE_COLD_DATA_FLOW_CTR_CONFIG
         Map.entry(2003, COLD_DATA),                    // GET_COLD_DATA_FLOW_CTR_INFO
-        Map.entry(200050, POP),                        // POP_MESSAGE
-        Map.entry(200051, POP),                        // ACK_MESSAGE
-        Map.entry(200151, POP),                        // BATCH_ACK_MESSAGE
-        Map.entry(200052, POP),                        // PEEK_MESSAGE
-        Map.entry(200053, POP),                        // CHANGE_MESSAGE_INVISIBLETIME
-        Map.entry(200054, POP),                        // NOTIFICATION
-        Map.entry(200055, POP),                        // POLLING_INFO
+        Map.entry(200052, "PEEK_MESSAGE (POP consumption without invisibility)"),   // PEEK_MESSAGE
         Map.entry(301, "filter servers (removed in RocketMQ 5)"),   // REGISTER_FILTER_SERVER
         Map.entry(302, "filter servers (removed in RocketMQ 5)"));  // REGISTER_MESSAGE_FILTER_CLASS
 

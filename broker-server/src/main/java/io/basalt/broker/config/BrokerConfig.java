@@ -245,6 +245,16 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.DEFAULT_POP_SHARE_QUEUE_NUM);
     }
 
+    /** POP: queues of the revive topic and revive threads. */
+    public int reviveQueueNum() {
+        return values.get(ConfigKeys.REVIVE_QUEUE_NUM);
+    }
+
+    /** POP: pause between two rounds of a revive thread, ms. */
+    public long reviveInterval() {
+        return values.get(ConfigKeys.REVIVE_INTERVAL);
+    }
+
     // ---- transactions ----
 
     /** Whether half messages are refused (NO_PERMISSION). */

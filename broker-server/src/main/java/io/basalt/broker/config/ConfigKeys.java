@@ -237,6 +237,11 @@ final class ConfigKeys {
     static final ConfigKey<Integer> DEFAULT_POP_SHARE_QUEUE_NUM = key("defaultPopShareQueueNum", SECTION,
         integer(-1, MAX), "-1", "With defaultMessageRequestMode=POP: how many following clients' queues a client also"
             + " pops; -1 or 0, every client pops every queue");
+    static final ConfigKey<Integer> REVIVE_QUEUE_NUM = key("reviveQueueNum", SECTION, integer(1, 998), "8",
+        "POP: queues of the revive topic rmq_sys_REVIVE_LOG_<brokerClusterName> (created at start) and threads that"
+            + " re-deliver un-acked messages; lowering it later strands the checkpoints of the removed queues");
+    static final ConfigKey<Long> REVIVE_INTERVAL = key("reviveInterval", SECTION, longInteger(10, MAX_MS), "1000",
+        "POP: pause between two rounds of a revive thread, ms");
     static final ConfigKey<Boolean> OFFSET_CHECK_IN_SLAVE = key("offsetCheckInSlave", SECTION, bool(), "false",
         "A slave corrects a consumer's illegal offset itself; without it the consumer is sent back to the master");
 
@@ -256,7 +261,7 @@ final class ConfigKeys {
         TRANSACTION_OP_BATCH_INTERVAL, TRANSACTION_METRIC_FLUSH_INTERVAL, END_TRANSACTION_THREAD_POOL_NUMS,
         END_TRANSACTION_POOL_QUEUE_CAPACITY, WAIT_TIME_MILLS_IN_TRANSACTION_QUEUE, LOGS_DIR, PID_FILE, STORE_PATH_EPOCH_FILE, HA_MASTER_ADDRESS,
         SLAVE_READ_ENABLE, OFFSET_CHECK_IN_SLAVE, USE_SERVER_SIDE_RESET_OFFSET, DEFAULT_MESSAGE_REQUEST_MODE,
-        DEFAULT_POP_SHARE_QUEUE_NUM, ENABLE_CONTROLLER_MODE, CONTROLLER_ADDR, SYNC_BROKER_METADATA_PERIOD,
+        DEFAULT_POP_SHARE_QUEUE_NUM, REVIVE_QUEUE_NUM, REVIVE_INTERVAL, ENABLE_CONTROLLER_MODE, CONTROLLER_ADDR, SYNC_BROKER_METADATA_PERIOD,
         CHECK_SYNC_STATE_SET_PERIOD, SYNC_CONTROLLER_METADATA_PERIOD, CONTROLLER_HEART_BEAT_TIMEOUT_MILLS,
         BROKER_HEARTBEAT_INTERVAL, SEND_HEARTBEAT_TIMEOUT_MILLIS, BROKER_ELECTION_PRIORITY, STORE_PATH_BROKER_IDENTITY));
 

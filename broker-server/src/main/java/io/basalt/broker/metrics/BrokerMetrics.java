@@ -330,6 +330,21 @@ public final class BrokerMetrics implements TrafficObserver {
     }
 
     /**
+     * POP: messages popped and acked, messages re-delivered because their invisible time passed without an ACK (the
+     * only source of POP duplicates), messages dead-lettered instead, and pops and notifications parked now.
+     */
+    public void registerPop(io.basalt.broker.pop.PopCounters counters, java.util.function.IntSupplier parked) {
+        counter("basalt_pop_popped_messages", "Messages handed out by POP_MESSAGE", counters::popped);
+        counter("basalt_pop_acked_messages", "Messages acknowledged (ACK_MESSAGE, BATCH_ACK_MESSAGE)", counters::acked);
+        counter("basalt_pop_revived_messages", "Un-acked POP messages re-delivered through the group's POP retry topic"
+            + " after their invisible time", counters::revived);
+        counter("basalt_pop_dead_lettered_messages", "Un-acked POP messages put to %DLQ%<group> instead, their group's"
+            + " retryMaxTimes used up", counters::deadLettered);
+        gauge("basalt_pop_parked_requests", "POP_MESSAGE and NOTIFICATION requests waiting for a message",
+            parked::getAsInt);
+    }
+
+    /**
      * The access checks: requests let in with a valid signature, let in by a white address without one (what skips
      * authentication), refused by ACL version and reason, and reloads of the ACL files.
      */

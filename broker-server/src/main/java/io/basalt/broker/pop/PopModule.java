@@ -1,0 +1,92 @@
+package io.basalt.broker.pop;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+import io.basalt.broker.filter.ConsumerFilters;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.retry.RetryCounts;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
+import io.basalt.broker.topic.Perm;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.store.MessageStore;
+
+/**
+ * POP as the broker wires it: the revive topic ({@code rmq_sys_REVIVE_LOG_<cluster>}, {@code reviveQueueNum}
+ * queues), the {@link PopService} the processors and a gRPC layer call, the long-polling table, the revive threads
+ * and the counters behind the metrics.
+ */
+public final class PopModule {
+    /** Longest a pop or notification waits, whatever the client asks: below the 5.2.0 clients' 25 s socket timeout. */
+    static final long MAX_POLL_MS = 20_000;
+    /** RocketMQ's maxPopPollingSize. */
+    static final int MAX_PARKED = 100_000;
+
+    /**
+     * @param brokerName     this broker's name (receipts name it)
+     * @param reviveQueueNum revive queues and revive threads
+     * @param reviveInterval ms between two rounds of a revive thread
+     */
+    public record Settings(String brokerClusterName, String brokerName, int reviveQueueNum, long reviveInterval) {
+    }
+
+    private final PopService service;
+    private final PopReviveService revive;
+    private final PopLongPolling polling;
+    private final PopCounters counters = new PopCounters();
+    private final String reviveTopic;
+
+    public PopModule(MessageStore store, TopicConfigManager topics, SubscriptionGroupManager groups,
+                     ConsumerOffsetManager offsets, ConsumerFilters filters, InetSocketAddress storeHost,
+                     RetryCounts retryCounts, java.util.function.BooleanSupplier writable, Settings settings) {
+        this.reviveTopic = PopConstants.reviveTopic(settings.brokerClusterName());
+        this.polling = new PopLongPolling(MAX_PARKED);
+        this.service = new PopService(store, topics, groups, offsets, filters, storeHost,
+            () -> store.timerMessages().enabled(), writable, System::currentTimeMillis, counters, polling,
+            new PopService.Settings(settings.brokerName(), reviveTopic, settings.reviveQueueNum(), MAX_POLL_MS));
+        MessageReviver reviver = new MessageReviver(store, topics, groups, offsets, storeHost, counters, retryCounts);
+        this.revive = new PopReviveService(settings.reviveQueueNum(), settings.reviveInterval(),
+            q -> new ReviveQueueReader(store, offsets, reviveTopic, q, reviver,
+                () -> System.currentTimeMillis() - store.timerMessages().stats().dequeueLagMillis()));
+        try {
+            topics.createIfAbsent(reviveTopic, settings.reviveQueueNum(), Perm.READ | Perm.WRITE);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("creating the revive topic " + reviveTopic + " failed", e);
+        }
+    }
+
+    public PopService service() {
+        return service;
+    }
+
+    public PopCounters counters() {
+        return counters;
+    }
+
+    public String reviveTopic() {
+        return reviveTopic;
+    }
+
+    /** Told of every dispatched message: wakes pops waiting for its topic. */
+    public void onArrival(String topic) {
+        service.onArrival(topic);
+    }
+
+    /** Starts (master) or stops (slave, fenced) re-delivery. */
+    public void setReviving(boolean master) {
+        if (master) {
+            revive.start();
+        } else {
+            revive.stop();
+        }
+    }
+
+    public int parkedCount() {
+        return polling.parkedCount();
+    }
+
+    public void shutdown() {
+        revive.stop();
+        polling.shutdown();
+    }
+}

@@ -1,0 +1,632 @@
+package io.basalt.broker.pop;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+import io.basalt.broker.client.SubscriptionData;
+import io.basalt.broker.filter.ConsumerFilters;
+import io.basalt.broker.offset.ConsumerOffsetManager;
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
+import io.basalt.broker.subscription.SubscriptionGroupManager;
+import io.basalt.broker.topic.BrokerPermission;
+import io.basalt.broker.topic.TopicConfig;
+import io.basalt.broker.topic.TopicConfigManager;
+import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.store.GetMessageResult;
+import io.basalt.store.GetMessageStatus;
+import io.basalt.store.MessageFilter;
+import io.basalt.store.MessageStore;
+import io.basalt.store.SelectedBuffer;
+
+/**
+ * Non-order POP consumption, protocol-independent: the remoting processors and a gRPC layer call it.
+ *
+ * <ul>
+ *   <li>{@link #pop}: RocketMQ 5.2.0's checks and read plan; per queue a non-blocking lock, the start offset (the
+ *       committed offset, else the init mode), the read, the checkpoint (CK) stored in the revive topic <em>before</em>
+ *       the answer, then the group's offset committed past the messages. Nothing found: the request parks until a
+ *       message of the topic or of its POP retry topics (v1 and v2) arrives or its poll time (broker clock) ends.</li>
+ *   <li>{@link #ack}, {@link #batchAck}: an ACK record stored in the revive queue of the message's CK.</li>
+ *   <li>{@link #changeInvisibleTime}: a new CK at the message's own offset, then an ACK of the old one; the new
+ *       receipt names the new CK.</li>
+ * </ul>
+ * Every record is stored before the request is answered (RocketMQ's {@code enablePopBufferMerge=false}). Thread-safe.
+ */
+public final class PopService {
+    static final String ORDER_REFUSED = "order POP is not implemented yet";
+    private static final String TIMER_REFUSED = "pop message is forbidden because timerWheelEnable is false";
+    static final String NOT_MASTER = "POP is served by the master only: this broker does not accept writes (a slave, or"
+        + " a master fenced by a newer one), so it cannot store checkpoints or acks; use the master";
+
+    /**
+     * @param maxPollMs upper bound on a pop's wait whatever the client asks (below the clients' socket timeouts)
+     */
+    public record Settings(String brokerName, String reviveTopic, int reviveQueueNum, long maxPollMs) {
+    }
+
+    private final MessageStore store;
+    private final TopicConfigManager topics;
+    private final SubscriptionGroupManager groups;
+    private final ConsumerOffsetManager offsets;
+    private final ConsumerFilters filters;
+    private final BooleanSupplier timerEnabled;
+    private final BooleanSupplier writable;
+    private final LongSupplier clock;
+    private final PopCounters counters;
+    private final Settings settings;
+    private final ReviveRecordWriter writer;
+    private final PopLongPolling polling;
+    private final ConcurrentMap<String, ReentrantLock> queueLocks = new ConcurrentHashMap<>();
+    private final AtomicLong reviveCounter = new AtomicLong();
+
+    public PopService(MessageStore store, TopicConfigManager topics, SubscriptionGroupManager groups,
+                      ConsumerOffsetManager offsets, ConsumerFilters filters, java.net.InetSocketAddress storeHost,
+                      BooleanSupplier timerEnabled, BooleanSupplier writable, LongSupplier clock, PopCounters counters,
+                      PopLongPolling polling, Settings settings) {
+        this.writable = writable;
+        this.store = store;
+        this.topics = topics;
+        this.groups = groups;
+        this.offsets = offsets;
+        this.filters = filters;
+        this.timerEnabled = timerEnabled;
+        this.clock = clock;
+        this.counters = counters;
+        this.settings = settings;
+        this.polling = polling;
+        this.writer = new ReviveRecordWriter(store, settings.reviveTopic(), storeHost);
+    }
+
+    // ---- pop -----------------------------------------------------------------------------------------------------
+
+    /** Pops up to {@code maxMsgNums} messages, waiting at most the request's poll time for one. */
+    public CompletableFuture<PopResult> pop(PopRequest request) {
+        CompletableFuture<PopResult> answer = new CompletableFuture<>();
+        PopResult refused = check(request);
+        if (refused != null) {
+            answer.complete(refused);
+            return answer;
+        }
+        ConsumerFilters.Selection selection = filters.forPull(request.group(), SubscriptionData.of(request.topic(),
+            expression(request), 0, request.expressionType() == null ? "TAG" : request.expressionType()), true, 0);
+        if (selection.isRefused()) {
+            answer.complete(PopResult.refused(selection.code(), selection.remark()));
+            return answer;
+        }
+        MessageFilter filter = selection.filter();
+        long deadline = clock.getAsLong() + Math.min(Math.max(0, request.pollTime()), settings.maxPollMs());
+        attempt(request, filter, deadline, answer, true);
+        return answer;
+    }
+
+    private static String expression(PopRequest request) {
+        return request.expression() == null || request.expression().isBlank() ? SubscriptionData.SUB_ALL
+            : request.expression();
+    }
+
+    /**
+     * @param recheck whether to look once more after parking: true for the first attempt and after an arrival; false
+     *                after such a look, so a queue that shows messages a pop cannot take (locked by another pop,
+     *                unreadable) does not make the request spin until its deadline
+     */
+    private void attempt(PopRequest request, MessageFilter filter, long deadline, CompletableFuture<PopResult> answer,
+                         boolean recheck) {
+        PopResult result;
+        try {
+            result = popOnce(request, filter);
+        } catch (RuntimeException e) {
+            answer.complete(PopResult.refused(ResponseCode.SYSTEM_ERROR, "pop failed: " + e));
+            return;
+        }
+        if (result.found() || result.outcome().code() != ResponseCode.SUCCESS) {
+            answer.complete(result);
+            return;
+        }
+        long wait = deadline - clock.getAsLong();
+        if (wait <= 0) {
+            answer.complete(result.nothing());
+            return;
+        }
+        PopLongPolling.Waiter waiter = new PopLongPolling.Waiter(
+            PopLongPolling.key(request.topic(), request.group(), request.queueId()), wakingTopics(request),
+            () -> attempt(request, filter, deadline, answer, true), () -> answer.complete(result.nothing()));
+        if (!polling.park(waiter, wait)) {
+            answer.complete(PopResult.refused(ResponseCode.POLLING_FULL, "the broker's POP polling table is full"));
+            return;
+        }
+        // a message stored between the read and the parking would not wake it
+        if (recheck && anythingToPop(request)) {
+            polling.wake(waiter, () -> attempt(request, filter, deadline, answer, false));
+        }
+    }
+
+    private List<String> wakingTopics(PopRequest request) {
+        return List.of(request.topic(), PopRetryTopics.v1(request.group(), request.topic()),
+            PopRetryTopics.v2(request.group(), request.topic()));
+    }
+
+    /** Tells parked pops and notifications of a dispatched message of {@code topic}. */
+    public void onArrival(String topic) {
+        polling.arrived(topic);
+    }
+
+    /** RocketMQ's POP_MESSAGE checks, in its order (without the client-clock check: the broker's clock decides). */
+    private PopResult check(PopRequest r) {
+        BrokerPermission permission = topics.brokerPermission();
+        if (!permission.readable()) {
+            return PopResult.refused(ResponseCode.NO_PERMISSION, permission.forbidden("popping"));
+        }
+        if (r.maxMsgNums() > PopRequest.MAX_MSG_NUMS) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "the broker[" + settings.brokerName()
+                + "] pop message's num is greater than " + PopRequest.MAX_MSG_NUMS);
+        }
+        if (r.maxMsgNums() <= 0) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "maxMsgNums must be positive: " + r.maxMsgNums());
+        }
+        if (!timerEnabled.getAsBoolean()) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "the broker[" + settings.brokerName() + "] "
+                + TIMER_REFUSED);
+        }
+        if (r.order()) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, ORDER_REFUSED);
+        }
+        if (!writable.getAsBoolean()) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, NOT_MASTER);
+        }
+        if (r.invisibleTime() <= 0) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "invisibleTime must be positive: " + r.invisibleTime());
+        }
+        TopicConfig config = topics.get(r.topic());
+        if (config == null) {
+            return PopResult.refused(ResponseCode.TOPIC_NOT_EXIST, "topic[" + r.topic() + "] not exist, apply first please!");
+        }
+        if (!config.isReadable()) {
+            return PopResult.refused(ResponseCode.NO_PERMISSION, "the topic[" + r.topic() + "] peeking message is forbidden");
+        }
+        if (r.queueId() >= config.readQueueNums()) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "queueId[" + r.queueId() + "] is illegal, topic:["
+                + r.topic() + "] topicConfig.readQueueNums:[" + config.readQueueNums() + "] consumer:[" + r.group() + "]");
+        }
+        Optional<SubscriptionGroupConfig> group;
+        try {
+            group = groups.findOrAutoCreate(r.group());
+        } catch (IOException e) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "recording subscription group [" + r.group()
+                + "] failed: " + e.getMessage());
+        }
+        if (group.isEmpty()) {
+            return PopResult.refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, "subscription group [" + r.group()
+                + "] does not exist, apply first please!");
+        }
+        if (!group.get().consumeEnable()) {
+            return PopResult.refused(ResponseCode.NO_PERMISSION, "subscription group no permission, " + r.group());
+        }
+        return null;
+    }
+
+    /** One pass over the retry topic and the topic's queues, without waiting. */
+    private PopResult popOnce(PopRequest r, MessageFilter filter) {
+        long popTime = clock.getAsLong();
+        int reviveQid = (int) Math.floorMod(reviveCounter.getAndIncrement(), (long) settings.reviveQueueNum());
+        Batch batch = new Batch(r, popTime, reviveQid);
+        int random = ThreadLocalRandom.current().nextInt(100);
+        boolean retryFirst = random % 5 == 0;
+        if (retryFirst) {
+            readRetryTopics(batch);
+        }
+        TopicConfig config = topics.get(r.topic());
+        if (config != null) {
+            if (r.queueId() >= 0) {
+                readQueue(batch, r.topic(), r.queueId(), PopHandle.NORMAL, filter);
+            } else {
+                int n = config.readQueueNums();
+                for (int i = 0; i < n && batch.failure == null; i++) {
+                    readQueue(batch, r.topic(), (random + i) % n, PopHandle.NORMAL, filter);
+                }
+            }
+        }
+        if (!retryFirst) {
+            readRetryTopics(batch);
+        }
+        return batch.result();
+    }
+
+    private void readRetryTopics(Batch batch) {
+        String group = batch.request.group();
+        String topic = batch.request.topic();
+        readRetryTopic(batch, PopRetryTopics.v1(group, topic), PopHandle.RETRY_V1);
+        readRetryTopic(batch, PopRetryTopics.v2(group, topic), PopHandle.RETRY_V2);
+    }
+
+    private void readRetryTopic(Batch batch, String retryTopic, int retryFlag) {
+        TopicConfig config = topics.get(retryTopic);
+        if (config == null) {
+            return;
+        }
+        for (int q = 0; q < config.readQueueNums() && batch.failure == null; q++) {
+            readQueue(batch, retryTopic, q, retryFlag, null);
+        }
+    }
+
+    private void readQueue(Batch batch, String readTopic, int queueId, int retryFlag, MessageFilter filter) {
+        if (batch.full() || batch.failure != null) {
+            return;
+        }
+        String group = batch.request.group();
+        ReentrantLock lock = queueLocks.computeIfAbsent(readTopic + "@" + group + "@" + queueId, k -> new ReentrantLock());
+        if (!lock.tryLock()) {
+            // another pop reads this queue now: skipped, its backlog still counted
+            batch.restNum += Math.max(0, store.getMaxOffsetInQueue(readTopic, queueId)
+                - Math.max(0, offsets.queryOffset(group, readTopic, queueId)));
+            return;
+        }
+        try {
+            Long reset = offsets.resets().take(readTopic, group, queueId);
+            if (reset != null) {
+                offsets.commitOffset(null, group, readTopic, queueId, reset);
+            }
+            long offset = startOffset(group, readTopic, queueId, batch.request.initMode());
+            GetMessageResult result = store.getMessage(group, readTopic, queueId, offset, batch.remaining(), filter);
+            if (result.status() == GetMessageStatus.OFFSET_TOO_SMALL
+                || result.status() == GetMessageStatus.OFFSET_OVERFLOW_BADLY
+                || result.status() == GetMessageStatus.OFFSET_FOUND_NULL) {
+                result.close();
+                offset = result.nextBeginOffset();
+                offsets.commitOffset(null, group, readTopic, queueId, offset);
+                result = store.getMessage(group, readTopic, queueId, offset, batch.remaining(), filter);
+            }
+            try {
+                if (result.status() == GetMessageStatus.FOUND && !result.messages().isEmpty()) {
+                    List<StoredRecord> records = new ArrayList<>(result.messages().size());
+                    for (SelectedBuffer b : result.messages()) {
+                        records.add(new StoredRecord(b.buffer()));
+                    }
+                    List<Integer> diffs = new ArrayList<>(records.size());
+                    for (StoredRecord rec : records) {
+                        diffs.add((int) (rec.queueOffset() - offset));
+                    }
+                    CheckPoint ck = new CheckPoint(offset, batch.popTime, batch.request.invisibleTime(), records.size(),
+                        queueId, readTopic, group, -1, diffs, settings.brokerName());
+                    String failure = writer.writeCheckPoint(ck, batch.reviveQid);
+                    if (failure != null) {
+                        batch.failure = failure;
+                        return;
+                    }
+                    offsets.commitOffset(null, group, readTopic, queueId, result.nextBeginOffset());
+                    batch.add(readTopic, queueId, retryFlag, offset, records);
+                } else if (result.nextBeginOffset() > offset
+                    && result.status() != GetMessageStatus.NO_MESSAGE_IN_QUEUE
+                    && result.status() != GetMessageStatus.NO_MATCHED_LOGIC_QUEUE) {
+                    // filtered out or a hole: the offset moves on without a CK
+                    offsets.commitOffset(null, group, readTopic, queueId, result.nextBeginOffset());
+                }
+                batch.restNum += Math.max(0, result.maxOffset() - Math.max(offset, result.nextBeginOffset()));
+            } finally {
+                result.close();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The committed offset; without one RocketMQ's init rule, committed at once: MIN, the queue's min offset; MAX, 0
+     * when the queue still starts at 0 and its first message is in memory, else the last message.
+     */
+    private long startOffset(String group, String topic, int queueId, int initMode) {
+        long committed = offsets.queryOffset(group, topic, queueId);
+        if (committed >= 0) {
+            return committed;
+        }
+        long init;
+        long min = store.getMinOffsetInQueue(topic, queueId);
+        if (initMode == PopRequest.INIT_MODE_MIN) {
+            init = min;
+        } else if (min <= 0 && store.isInMemory(topic, queueId, 0)) {
+            init = 0;
+        } else {
+            init = Math.max(store.getMaxOffsetInQueue(topic, queueId) - 1, 0);
+        }
+        offsets.commitOffset(null, group, topic, queueId, init);
+        return init;
+    }
+
+    /** Whether any queue the request reads has a message past the group's offset (NOTIFICATION's question). */
+    private boolean anythingToPop(PopRequest r) {
+        List<String> retryTopics = List.of(PopRetryTopics.v1(r.group(), r.topic()), PopRetryTopics.v2(r.group(), r.topic()));
+        for (String retryTopic : retryTopics) {
+            TopicConfig retry = topics.get(retryTopic);
+            if (retry != null) {
+                for (int q = 0; q < retry.readQueueNums(); q++) {
+                    if (hasNew(r.group(), retryTopic, q)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        TopicConfig config = topics.get(r.topic());
+        if (config == null) {
+            return false;
+        }
+        if (r.queueId() >= 0) {
+            return hasNew(r.group(), r.topic(), r.queueId());
+        }
+        for (int q = 0; q < config.readQueueNums(); q++) {
+            if (hasNew(r.group(), r.topic(), q)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean hasNew(String group, String topic, int queueId) {
+        long max = store.getMaxOffsetInQueue(topic, queueId);
+        long committed = offsets.queryOffset(group, topic, queueId);
+        return committed < 0 ? max > 0 : max > committed;
+    }
+
+    /** What one pop collected so far. */
+    private final class Batch {
+        final PopRequest request;
+        final long popTime;
+        final int reviveQid;
+        final List<byte[]> messages = new ArrayList<>();
+        final List<PopHandle> handles = new ArrayList<>();
+        final StringBuilder startOffsetInfo = new StringBuilder();
+        final StringBuilder msgOffsetInfo = new StringBuilder();
+        long restNum;
+        String failure;
+
+        Batch(PopRequest request, long popTime, int reviveQid) {
+            this.request = request;
+            this.popTime = popTime;
+            this.reviveQid = reviveQid;
+        }
+
+        boolean full() {
+            return messages.size() >= request.maxMsgNums();
+        }
+
+        int remaining() {
+            return request.maxMsgNums() - messages.size();
+        }
+
+        void add(String readTopic, int queueId, int retryFlag, long startOffset, List<StoredRecord> records) {
+            if (startOffsetInfo.length() > 0) {
+                startOffsetInfo.append(';');
+                msgOffsetInfo.append(';');
+            }
+            startOffsetInfo.append(retryFlag).append(' ').append(queueId).append(' ').append(startOffset);
+            msgOffsetInfo.append(retryFlag).append(' ').append(queueId).append(' ');
+            for (int i = 0; i < records.size(); i++) {
+                StoredRecord rec = records.get(i);
+                PopHandle handle = new PopHandle(startOffset, popTime, request.invisibleTime(), reviveQid, retryFlag,
+                    settings.brokerName(), queueId, rec.queueOffset(), rec.physicalOffset());
+                if (i > 0) {
+                    msgOffsetInfo.append(',');
+                }
+                msgOffsetInfo.append(rec.queueOffset());
+                handles.add(handle);
+                messages.add(retryFlag == PopHandle.NORMAL ? rec.bytes()
+                    // RocketMQ's default (popResponseReturnActualRetryTopic=false): the client sees the original topic
+                    // and the receipt the record itself cannot give
+                    : rec.withTopicAndProperties(request.topic(), Map.of(PopConstants.POP_CK, handle.extraInfo())));
+            }
+            counters.countPopped(records.size());
+        }
+
+        PopResult result() {
+            if (failure != null && messages.isEmpty()) {
+                return PopResult.refused(ResponseCode.SYSTEM_ERROR, failure);
+            }
+            return new PopResult(PopOutcome.OK, popTime, request.invisibleTime(), reviveQid, restNum,
+                List.copyOf(messages), List.copyOf(handles), startOffsetInfo.toString(), msgOffsetInfo.toString());
+        }
+    }
+
+    // ---- ack and change invisible time ---------------------------------------------------------------------------
+
+    /**
+     * ACK_MESSAGE: {@code topic} is the topic the message was read from (its retry topic for a retried one).
+     * SUCCESS once the ACK record is stored (a late, duplicate or unknown ACK is stored too, as RocketMQ does).
+     */
+    public PopOutcome ack(String group, String topic, int queueId, long offset, String extraInfo) {
+        PopHandle handle;
+        try {
+            handle = PopHandle.decode(extraInfo);
+        } catch (IllegalArgumentException e) {
+            return new PopOutcome(ResponseCode.MESSAGE_ILLEGAL, e.getMessage());
+        }
+        PopOutcome refused = checkMessage(topic, queueId, offset, handle);
+        if (refused != null) {
+            return refused;
+        }
+        PopRecords.Ack ack = new PopRecords.Ack(offset, handle.ckQueueOffset(), group, topic, queueId,
+            handle.popTime(), handle.brokerName());
+        String failure = writer.writeAck(ack, handle.reviveQid(), handle.invisibleTime());
+        if (failure != null) {
+            return new PopOutcome(ResponseCode.SYSTEM_ERROR, failure);
+        }
+        counters.countAcked(1);
+        return PopOutcome.OK;
+    }
+
+    /** One entry of BATCH_ACK_MESSAGE: {@code topic} is the normal topic; {@code acked} bit i ⇒ offset startOffset+i. */
+    public record BatchAckEntry(String group, String topic, int retryFlag, long startOffset, int queueId,
+                                int reviveQid, long popTime, long invisibleTime, BitSet acked) {
+    }
+
+    /**
+     * BATCH_ACK_MESSAGE: one {@code bAck} record per entry. Entries for an unknown topic or queue, and offsets outside
+     * the queue, are skipped as RocketMQ skips them; a record that cannot be stored fails the whole request.
+     */
+    public PopOutcome batchAck(List<BatchAckEntry> entries) {
+        if (!writable.getAsBoolean()) {
+            return new PopOutcome(ResponseCode.SYSTEM_ERROR, NOT_MASTER);
+        }
+        if (entries.isEmpty()) {
+            return new PopOutcome(ResponseCode.NO_MESSAGE, "no ack in the request");
+        }
+        for (BatchAckEntry e : entries) {
+            if (e.reviveQid() == PopHandle.ORDER_REVIVE_QID) {
+                return new PopOutcome(ResponseCode.SYSTEM_ERROR, ORDER_REFUSED);
+            }
+            String realTopic = new PopHandle(0, 0, 0, 0, e.retryFlag(), "", 0, 0, -1).realTopic(e.topic(), e.group());
+            TopicConfig config = topics.get(realTopic);
+            if (config == null || e.queueId() < 0 || e.queueId() >= config.readQueueNums()) {
+                continue;
+            }
+            if (e.reviveQid() < 0 || e.reviveQid() >= settings.reviveQueueNum()) {
+                return new PopOutcome(ResponseCode.MESSAGE_ILLEGAL, "revive queue " + e.reviveQid()
+                    + " does not exist (reviveQueueNum is " + settings.reviveQueueNum() + ")");
+            }
+            long min = store.getMinOffsetInQueue(realTopic, e.queueId());
+            long max = store.getMaxOffsetInQueue(realTopic, e.queueId());
+            List<Long> acked = new ArrayList<>();
+            for (int i = e.acked().nextSetBit(0); i >= 0; i = e.acked().nextSetBit(i + 1)) {
+                long offset = e.startOffset() + i;
+                if (offset >= min && offset <= max) {
+                    acked.add(offset);
+                }
+            }
+            if (acked.isEmpty()) {
+                continue;
+            }
+            PopRecords.BatchAck record = new PopRecords.BatchAck(acked, e.startOffset(), e.group(), realTopic,
+                e.queueId(), e.popTime());
+            String failure = writer.writeBatchAck(record, e.reviveQid(), e.invisibleTime());
+            if (failure != null) {
+                return new PopOutcome(ResponseCode.SYSTEM_ERROR, failure);
+            }
+            counters.countAcked(acked.size());
+        }
+        return PopOutcome.OK;
+    }
+
+    /**
+     * CHANGE_MESSAGE_INVISIBLETIME: a new CK covering only this message, due {@code invisibleTime} from now, then an
+     * ACK of the old CK's entry. The new receipt's field 0 is the message's offset (the new CK's start).
+     */
+    public ChangeInvisibleResult changeInvisibleTime(String group, String topic, int queueId, long offset,
+                                                     String extraInfo, long invisibleTime) {
+        PopHandle handle;
+        try {
+            handle = PopHandle.decode(extraInfo);
+        } catch (IllegalArgumentException e) {
+            return new ChangeInvisibleResult(new PopOutcome(ResponseCode.MESSAGE_ILLEGAL, e.getMessage()), null);
+        }
+        PopOutcome refused = checkMessage(topic, queueId, offset, handle);
+        if (refused != null) {
+            return new ChangeInvisibleResult(refused, null);
+        }
+        if (invisibleTime <= 0) {
+            return new ChangeInvisibleResult(new PopOutcome(ResponseCode.SYSTEM_ERROR,
+                "invisibleTime must be positive: " + invisibleTime), null);
+        }
+        long now = clock.getAsLong();
+        CheckPoint ck = new CheckPoint(offset, now, invisibleTime, 1, queueId, topic, group, -1, List.of(0),
+            settings.brokerName());
+        String failure = writer.writeCheckPoint(ck, handle.reviveQid());
+        if (failure != null) {
+            return new ChangeInvisibleResult(new PopOutcome(ResponseCode.SYSTEM_ERROR, failure), null);
+        }
+        PopRecords.Ack oldAck = new PopRecords.Ack(offset, handle.ckQueueOffset(), group, topic, queueId,
+            handle.popTime(), handle.brokerName());
+        String ackFailure = writer.writeAck(oldAck, handle.reviveQid(), handle.invisibleTime());
+        if (ackFailure != null) {
+            // the new CK is stored: the message is re-delivered by the old CK too (a duplicate, never a loss)
+            return new ChangeInvisibleResult(new PopOutcome(ResponseCode.SYSTEM_ERROR, ackFailure), null);
+        }
+        PopHandle renewed = new PopHandle(offset, now, invisibleTime, handle.reviveQid(), handle.retryFlag(),
+            handle.brokerName(), queueId, offset, handle.commitLogOffset());
+        return new ChangeInvisibleResult(PopOutcome.OK, renewed);
+    }
+
+    /** ACK and CHANGE_MESSAGE_INVISIBLETIME's checks of the message named (RocketMQ's codes). */
+    private PopOutcome checkMessage(String topic, int queueId, long offset, PopHandle handle) {
+        if (!writable.getAsBoolean()) {
+            return new PopOutcome(ResponseCode.SYSTEM_ERROR, NOT_MASTER);
+        }
+        TopicConfig config = topics.get(topic);
+        if (config == null) {
+            return new PopOutcome(ResponseCode.TOPIC_NOT_EXIST, "topic[" + topic + "] not exist, apply first please!");
+        }
+        if (queueId < 0 || queueId >= config.readQueueNums()) {
+            return new PopOutcome(ResponseCode.MESSAGE_ILLEGAL, "queueId[" + queueId + "] is illegal, topic:["
+                + topic + "] topicConfig.readQueueNums:[" + config.readQueueNums() + "]");
+        }
+        long min = store.getMinOffsetInQueue(topic, queueId);
+        long max = store.getMaxOffsetInQueue(topic, queueId);
+        if (offset < min || offset > max) {
+            return new PopOutcome(ResponseCode.NO_MESSAGE, "offset is illegal, key:" + topic + "@" + queueId
+                + ", commit:" + offset + ", store:" + min + "," + max);
+        }
+        if (handle.isOrder()) {
+            return new PopOutcome(ResponseCode.SYSTEM_ERROR, ORDER_REFUSED);
+        }
+        if (handle.reviveQid() < 0 || handle.reviveQid() >= settings.reviveQueueNum()) {
+            return new PopOutcome(ResponseCode.MESSAGE_ILLEGAL, "revive queue " + handle.reviveQid()
+                + " of the receipt does not exist (reviveQueueNum is " + settings.reviveQueueNum() + ")");
+        }
+        return null;
+    }
+
+    // ---- notification and polling info ---------------------------------------------------------------------------
+
+    /**
+     * NOTIFICATION: whether the group has something to pop from the topic, waiting up to {@code pollTime} (broker
+     * clock) for an arrival. Refusals as for a pop; true/false otherwise.
+     */
+    public CompletableFuture<PopOutcome> notification(String group, String topic, int queueId, long pollTime,
+                                                      boolean order, CompletableFuture<Boolean> hasMsg) {
+        PopRequest request = new PopRequest(group, topic, queueId, 1, 1, pollTime, PopRequest.INIT_MODE_MAX, null,
+            null, order);
+        PopResult refused = check(request);
+        if (refused != null) {
+            hasMsg.complete(false);
+            return CompletableFuture.completedFuture(refused.outcome());
+        }
+        long deadline = clock.getAsLong() + Math.min(Math.max(0, pollTime), settings.maxPollMs());
+        notifyAttempt(request, deadline, hasMsg);
+        return CompletableFuture.completedFuture(PopOutcome.OK);
+    }
+
+    private void notifyAttempt(PopRequest request, long deadline, CompletableFuture<Boolean> hasMsg) {
+        if (anythingToPop(request)) {
+            hasMsg.complete(true);
+            return;
+        }
+        long wait = deadline - clock.getAsLong();
+        if (wait <= 0) {
+            hasMsg.complete(false);
+            return;
+        }
+        PopLongPolling.Waiter waiter = new PopLongPolling.Waiter(
+            PopLongPolling.key(request.topic(), request.group(), request.queueId()), wakingTopics(request),
+            () -> notifyAttempt(request, deadline, hasMsg), () -> hasMsg.complete(false));
+        if (!polling.park(waiter, wait)) {
+            hasMsg.complete(false);
+            return;
+        }
+        if (anythingToPop(request)) {
+            polling.wake(waiter, () -> hasMsg.complete(true));
+        }
+    }
+
+    /** POLLING_INFO's {@code pollingNum}: parked pops of topic@group@queueId. */
+    public int pollingNum(String topic, String group, int queueId) {
+        return polling.count(topic, group, queueId);
+    }
+}
