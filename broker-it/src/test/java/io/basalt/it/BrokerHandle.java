@@ -40,6 +40,11 @@ public final class BrokerHandle implements AutoCloseable {
         return process.address();
     }
 
+    /** {@code 127.0.0.1:<grpcServerPort>}: the broker's gRPC endpoint for RocketMQ 5.x SDK clients. */
+    public String grpcAddress() {
+        return process.grpcAddress();
+    }
+
     public String output() throws IOException {
         return process.output();
     }

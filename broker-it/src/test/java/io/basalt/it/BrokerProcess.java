@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 /**
  * A Basalt broker in its own JVM (the official client's Netty 4.1 and fastjson stay out of it),
  * started from broker-server's packaged jar and target/lib exactly as bin/mqbroker does, with a store
- * under a test directory, small mapped files and free ports (remoting, HA, metrics). {@link #close()} kills it (and anything it
+ * under a test directory, small mapped files and free ports (remoting, HA, metrics, gRPC). {@link #close()} kills it (and anything it
  * started) if it is still alive, so no process outlives a failed test.
  */
 public final class BrokerProcess implements AutoCloseable {
@@ -36,6 +36,7 @@ public final class BrokerProcess implements AutoCloseable {
     private Process process;
 
     private final int metricsPort;
+    private final int grpcPort;
     private final String brokerName;
     /** RLIMIT_NOFILE of the broker JVM (through prlimit), or 0 for the test JVM's own. */
     private volatile int openFileLimit;
@@ -56,6 +57,8 @@ public final class BrokerProcess implements AutoCloseable {
         // Free ports for HA and metrics too: listenPort + 1 and 5557 may be taken on a shared machine.
         conf.put("haListenPort", Integer.toString(freePort()));
         conf.put("metricsPort", Integer.toString(freePort()));
+        // and for the gRPC endpoint: every broker of the host needs its own (the default 8081 would clash)
+        conf.put("grpcServerPort", Integer.toString(freePort()));
         conf.put("brokerIP1", "127.0.0.1");
         conf.put("storePathRootDir", dir.resolve("store").toString());
         conf.put("storePathCommitLog", dir.resolve("store/commitlog").toString());
@@ -70,6 +73,7 @@ public final class BrokerProcess implements AutoCloseable {
         conf.put("maxIndexNum", "40000");
         conf.putAll(extra);
         this.metricsPort = Integer.parseInt(conf.get("metricsPort"));
+        this.grpcPort = Integer.parseInt(conf.get("grpcServerPort"));
         this.brokerName = conf.get("brokerName");
         Files.writeString(confFile, conf.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
             .collect(Collectors.joining("\n", "", "\n")));
@@ -151,6 +155,16 @@ public final class BrokerProcess implements AutoCloseable {
     /** The port of the broker's Prometheus endpoint and status page. */
     public int metricsPort() {
         return metricsPort;
+    }
+
+    /** The port of the broker's gRPC endpoint (RocketMQ 5.x SDKs); -1 when the test turned it off. */
+    public int grpcPort() {
+        return grpcPort;
+    }
+
+    /** What a RocketMQ 5.x SDK client puts in its endpoints: the broker's gRPC endpoint. */
+    public String grpcAddress() {
+        return "127.0.0.1:" + grpcPort;
     }
 
     /** The process id of the running broker. */

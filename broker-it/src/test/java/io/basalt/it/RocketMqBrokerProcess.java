@@ -151,13 +151,15 @@ public final class RocketMqBrokerProcess implements AutoCloseable {
     }
 
     /**
-     * This JVM's test classpath without Basalt's own modules: the released RocketMQ 5.2.0 jars and what they
-     * depend on, as Maven resolved them for this module.
+     * This JVM's test classpath without Basalt's own modules and the 5.x gRPC SDK: the released RocketMQ 5.2.0 jars
+     * and what they depend on, as Maven resolved them for this module.
      */
     private static String rocketMqClassPath() {
         return List.of(System.getProperty("java.class.path").split(File.pathSeparator)).stream()
             .filter(entry -> !entry.contains(File.separator + "target" + File.separator))
             .filter(entry -> !entry.contains(File.separator + "io" + File.separator + "basalt" + File.separator))
+            // the 5.x gRPC SDK's copies of the apache.rocketmq.v2 classes would shadow the broker's rocketmq-proto
+            .filter(entry -> !entry.contains("rocketmq-client-java"))
             .collect(Collectors.joining(File.pathSeparator));
     }
 

@@ -43,6 +43,27 @@ class StartupFailureTest {
     }
 
     @Test
+    void aBusyGrpcPortIsNamedAndStopsStartUpCleanly() throws Exception {
+        // a second broker of the host left at the first one's grpcServerPort
+        try (ServerSocket busy = new ServerSocket()) {
+            busy.bind(new InetSocketAddress("0.0.0.0", 0));
+            BrokerProcess b = BrokerProcess.create(dir.resolve("g"), Map.of("grpcServerPort",
+                Integer.toString(busy.getLocalPort()), "logsDir", dir.resolve("logs-g").toString()));
+            Process p = run(dir, "start", "-c", b.confFile().toString());
+            try {
+                assertTrue(p.waitFor(120, TimeUnit.SECONDS), "exits");
+                assertEquals(1, p.exitValue());
+            } finally {
+                p.destroyForcibly();
+            }
+            String out = Files.readString(dir.resolve("out.log"));
+            assertTrue(out.contains("the gRPC port " + busy.getLocalPort() + " (grpcServerPort)")
+                && out.contains("is in use"), out);
+            assertFalse(Files.exists(b.storeDir().resolve("abort")), "store shut down cleanly");
+        }
+    }
+
+    @Test
     void aBadConfigurationValueIsNamedAndStopsStartUp() throws Exception {
         BrokerProcess b = BrokerProcess.create(dir.resolve("b"), Map.of("flushDiskType", "SOMETIMES",
             "logsDir", dir.resolve("logs").toString()));

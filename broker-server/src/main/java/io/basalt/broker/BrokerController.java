@@ -46,6 +46,7 @@ import io.basalt.broker.controller.RoleChangeNotifyProcessor;
 import io.basalt.broker.controller.SyncStateSetRule;
 import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.broker.longpolling.PullRequestHoldService;
+import io.basalt.broker.grpc.GrpcServer;
 import io.basalt.broker.metrics.BrokerMetrics;
 import io.basalt.broker.metrics.HaMetrics;
 import io.basalt.broker.metrics.MetricsService;
@@ -229,6 +230,8 @@ public final class BrokerController {
     /** What GET/UPDATE_BROKER_CONFIG see and change; the live keys are declared in {@link #registerLiveKeys}. */
     private final RuntimeConfiguration runtimeConfiguration;
     private SlaveReadPolicy slaveReadPolicy;
+    /** The gRPC endpoint of the RocketMQ 5.x SDKs; null with grpcServerPort=-1. */
+    private GrpcServer grpcServer;
     /** The NameServer state of a broker that is its own NameServer: KV config and its NameServer settings. */
     private KvConfigStore kvConfig;
     private NameServerSettings nameServerSettings;
@@ -649,7 +652,7 @@ public final class BrokerController {
     }
 
     /**
-     * {@code listenPort=0} (and {@code haListenPort=0}) ask for free ports. They are picked here, before
+     * {@code listenPort=0} (and {@code haListenPort=0}, {@code grpcServerPort=0}) ask for free ports. They are picked here, before
      * anything is built, because the port is part of the broker's identity: the store host inside
      * every offset message id, the route address and the HA peer address all carry it.
      */
@@ -657,18 +660,23 @@ public final class BrokerController {
         BrokerConfig broker = configuration.broker();
         boolean listenFree = broker.listenPort() == 0;
         boolean haFree = configuration.ha().haListenPort() == 0;
-        if (!listenFree && !haFree) {
+        boolean grpcFree = broker.grpcServerPort() == 0;
+        if (!listenFree && !haFree && !grpcFree) {
             return configuration;
         }
         Map<String, String> properties = new LinkedHashMap<>(configuration.asProperties());
         InetAddress bind = InetAddress.getByName(broker.bindAddress());
-        // Both sockets stay open until both ports are known, so the two ports differ.
-        try (ServerSocket listen = freeListenPort(bind); ServerSocket ha = new ServerSocket(0, 1, bind)) {
+        // The sockets stay open until all ports are known, so the ports differ.
+        try (ServerSocket listen = freeListenPort(bind); ServerSocket ha = new ServerSocket(0, 1, bind);
+             ServerSocket grpc = new ServerSocket(0, 1, bind)) {
             if (listenFree) {
                 properties.put("listenPort", Integer.toString(listen.getLocalPort()));
             }
             if (haFree) {
                 properties.put("haListenPort", Integer.toString(ha.getLocalPort()));
+            }
+            if (grpcFree) {
+                properties.put("grpcServerPort", Integer.toString(grpc.getLocalPort()));
             }
         }
         try {
@@ -737,13 +745,13 @@ public final class BrokerController {
         StoreHost storeHost = new StoreHost(broker.brokerClusterName(), broker.brokerName(),
             new InetSocketAddress(broker.brokerIP1(), broker.listenPort()));
         QueueLockManager queueLocks = new QueueLockManager(60_000, System::currentTimeMillis);
-        register(send, new SendMessageProcessor(storeHost, replication::acceptsWrites, configuration.store().maxMessageSize(),
-                store, topics, counters, subscriptionGroups, queueLocks, metrics.retryCounts(),
-                broker.rejectTransactionMessage(), realTopic -> {
-                    transactionCounters.prepared(realTopic);
-                    transactionMetrics.halfStored(realTopic);
-                }),
-            RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
+        SendMessageProcessor sendProcessor = new SendMessageProcessor(storeHost, replication::acceptsWrites,
+            configuration.store().maxMessageSize(), store, topics, counters, subscriptionGroups, queueLocks,
+            metrics.retryCounts(), broker.rejectTransactionMessage(), realTopic -> {
+                transactionCounters.prepared(realTopic);
+                transactionMetrics.halfStored(realTopic);
+            });
+        register(send, sendProcessor, RequestCode.SEND_MESSAGE, RequestCode.SEND_MESSAGE_V2, RequestCode.SEND_BATCH_MESSAGE);
         // never blocks a send thread: the push to the requester and the store complete on their own threads
         register(send, new ReplyMessageProcessor(storeHost, replication::acceptsWrites,
                 configuration.store().maxMessageSize(), store, topics, clients, broker.storeReplyMessageEnable(), counters),
@@ -774,9 +782,11 @@ public final class BrokerController {
             broker.endTransactionPoolQueueCapacity(), broker.waitTimeMillsInTransactionQueue());
         executorSources.add(new MetricsSources.ExecutorSource("endTransaction", endTransactionExecutor::queueSize,
             endTransactionExecutor::systemBusyCount));
-        register(endTransactionExecutor, new EndTransactionProcessor(store, replication::acceptsWrites,
+        EndTransactionProcessor endTransactionProcessor = new EndTransactionProcessor(store, replication::acceptsWrites,
             broker.transactionTimeOut(), transactionDecisions, transactionCounters, transactionMetrics,
-            System::currentTimeMillis), RequestCode.END_TRANSACTION);
+            System::currentTimeMillis);
+        register(endTransactionExecutor, endTransactionProcessor, RequestCode.END_TRANSACTION);
+        grpcServer = grpcServer(broker, sendProcessor, endTransactionProcessor);
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         openNameServerState();
@@ -809,6 +819,19 @@ public final class BrokerController {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The gRPC endpoint: sends and transactions run through the remoting processors above; null when turned off. */
+    private GrpcServer grpcServer(BrokerConfig broker, SendMessageProcessor send, EndTransactionProcessor endTransaction) {
+        if (broker.grpcServerPort() < 0) {
+            return null;
+        }
+        GrpcServer server = new GrpcServer(new GrpcServer.Wiring(broker.brokerName(), broker.brokerId(), broker.brokerIP1(),
+            broker.bindAddress(), broker.grpcServerPort(), broker.grpcAdvertisedAddress(), broker.listenPort(), topics::get,
+            topics.brokerPermission()::routePerm, subscriptionGroups::get, clients, store, send, endTransaction,
+            configuration.store().maxMessageSize(), tls, accessControl::enabled));
+        metrics.registerGrpc(server.counters());
+        return server;
     }
 
     /** Opens the self-NameServer files: {@code config/kvConfig.json} and {@code config/namesrv.properties}. */
@@ -1095,6 +1118,10 @@ public final class BrokerController {
         scheduler.scheduleAtFixedRate(periodic("sampling replication", haMetrics::sample), 0, 1, TimeUnit.SECONDS);
         scheduler.scheduleAtFixedRate(periodic("sampling broker stats", brokerStats::sample),
             0, StatsItem.SAMPLE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        if (grpcServer != null) {
+            // first: a taken gRPC port fails the start before any client is served
+            grpcServer.start();
+        }
         remotingServer.start();
         fastRemotingServer.start();
         if (tls.generatesCertificate()) {
@@ -1120,15 +1147,20 @@ public final class BrokerController {
         if (replication.role() != BrokerRole.SLAVE && replication.acceptsWrites()) {
             transactionCheck.start();
         }
-        log.info("broker {} (cluster {}) serving on port {} (fast port {}), store at {}",
+        log.info("broker {} (cluster {}) serving on port {} (fast port {}, gRPC port {}), store at {}",
             configuration.broker().brokerName(), configuration.broker().brokerClusterName(), remotingServer.localPort(),
-            fastRemotingServer.localPort(),
+            fastRemotingServer.localPort(), grpcPort(),
             configuration.store().storePathRootDir());
     }
 
     /** The port of the metrics and status page endpoint, or -1 when metricsPort is 0. */
     public int metricsPort() {
         return metricsService.port();
+    }
+
+    /** The port the gRPC endpoint listens on, or -1 when it is off. */
+    public int grpcPort() {
+        return grpcServer == null ? -1 : grpcServer.port();
     }
 
     /** The port the remoting server listens on. */
@@ -1180,6 +1212,9 @@ public final class BrokerController {
         step("answering held pulls", pullHold::shutdown);
         step("stopping the fast remoting server", fastRemotingServer::shutdown);
         step("stopping the remoting server", remotingServer::shutdown);
+        if (grpcServer != null) {
+            step("stopping the gRPC endpoint", grpcServer::shutdown);
+        }
         for (RequestExecutor e : executors) {
             step("stopping executor " + e.name(), () -> {
                 try {

@@ -25,13 +25,19 @@ class BrokerControllerTest {
 
         int listen = concrete.broker().listenPort();
         int ha = concrete.ha().haListenPort();
+        int grpc = concrete.broker().grpcServerPort();
         assertNotEquals(0, listen, "a store host or route address with port 0 is unreachable");
         assertNotEquals(0, ha);
         assertNotEquals(listen, ha);
+        // a broker on a free remoting port gets a free gRPC port too, so brokers of one host never share 8081
+        assertNotEquals(0, grpc);
+        assertNotEquals(8081, grpc);
+        assertNotEquals(listen, grpc);
+        assertNotEquals(ha, grpc);
         assertEquals(0, concrete.broker().metricsPort(), "metricsPort 0 means disabled, not free");
         Map<String, String> others = new HashMap<>(concrete.asProperties());
         Map<String, String> before = new HashMap<>(asked.asProperties());
-        for (String port : new String[] {"listenPort", "haListenPort"}) {
+        for (String port : new String[] {"listenPort", "haListenPort", "grpcServerPort"}) {
             others.remove(port);
             before.remove(port);
         }

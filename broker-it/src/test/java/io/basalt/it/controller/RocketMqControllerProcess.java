@@ -297,11 +297,13 @@ public final class RocketMqControllerProcess implements AutoCloseable {
         }
     }
 
-    /** This JVM's test classpath without Basalt's own modules: the released RocketMQ 5.2.0 jars and their dependencies. */
+    /** This JVM's test classpath without Basalt's own modules and the 5.x gRPC SDK: the released RocketMQ 5.2.0 jars and their dependencies. */
     private static String rocketMqClassPath() {
         return List.of(System.getProperty("java.class.path").split(File.pathSeparator)).stream()
             .filter(entry -> !entry.contains(File.separator + "target" + File.separator))
             .filter(entry -> !entry.contains(File.separator + "io" + File.separator + "basalt" + File.separator))
+            // the 5.x gRPC SDK's copies of the apache.rocketmq.v2 classes would shadow rocketmq-proto
+            .filter(entry -> !entry.contains("rocketmq-client-java"))
             .collect(Collectors.joining(File.pathSeparator));
     }
 }

@@ -31,7 +31,11 @@ import org.slf4j.LoggerFactory;
 final class RemotingFrameDecoder extends LengthFieldBasedFrameDecoder {
     private static final Logger log = LoggerFactory.getLogger(RemotingFrameDecoder.class);
 
+    /** "PRI " (0x50524920): the start of the HTTP/2 client preface, which no remoting frame length starts with. */
+    static final int HTTP2_PREFACE_START = 0x50524920;
+
     private final MalformedFrameHandler onMalformed;
+    private boolean firstBytesSeen;
     private final PartialFrameBudget budget;
     private final long frameTimeoutNanos;
     private final ConnectionCloses closes;
@@ -82,6 +86,17 @@ final class RemotingFrameDecoder extends LengthFieldBasedFrameDecoder {
         if (failed) {
             in.skipBytes(in.readableBytes());
             return null;
+        }
+        if (!firstBytesSeen && in.readableBytes() >= 4) {
+            firstBytesSeen = true;
+            if (in.getInt(in.readerIndex()) == HTTP2_PREFACE_START) {
+                // a RocketMQ 5.x SDK (gRPC, HTTP/2) pointed at the remoting port: say so rather than "frame too long"
+                failed = true;
+                in.skipBytes(in.readableBytes());
+                onMalformed.malformed(ctx, "an HTTP/2 (gRPC) client connected to the remoting port: RocketMQ 5.x SDK"
+                    + " clients connect to the broker's gRPC port (grpcServerPort)", null);
+                return null;
+            }
         }
         ByteBuf frame = null;
         try {

@@ -181,6 +181,32 @@ public final class TlsSettings {
         return builder.build();
     }
 
+    /** A server's certificate chain and private key as PEM files, and the key's password (null when none). */
+    public record ServerKeyMaterial(File certificate, File key, String keyPassword) { }
+
+    /**
+     * The server's certificate and key as files, for a TLS stack other than this one's (the gRPC endpoint's shaded
+     * Netty): {@code tls.server.certPath} and {@code tls.server.keyPath}, or a self-signed certificate generated now
+     * when none is configured (RocketMQ's test mode). Null with {@link TlsMode#DISABLED}.
+     *
+     * @throws SSLException the certificate cannot be generated
+     */
+    public ServerKeyMaterial serverKeyMaterial() throws SSLException {
+        if (serverMode == TlsMode.DISABLED) {
+            return null;
+        }
+        if (generatesCertificate()) {
+            try {
+                SelfSignedCertificate generated = new SelfSignedCertificate("basalt");
+                return new ServerKeyMaterial(generated.certificate(), generated.privateKey(), null);
+            } catch (CertificateException e) {
+                throw new SSLException("cannot generate a self-signed certificate: " + e.getMessage(), e);
+            }
+        }
+        return new ServerKeyMaterial(new File(values.get("tls.server.certPath")), new File(values.get("tls.server.keyPath")),
+            emptyToNull(values.get("tls.server.keyPassword")));
+    }
+
     /**
      * A client's TLS context (the broker's connections to NameServers, Controller and masters, and tools).
      *

@@ -127,6 +127,19 @@ class MalformedFrameTest {
     }
 
     @org.junit.jupiter.api.Test
+    void aGrpcClientIsToldItReachedTheRemotingPort() throws Exception {
+        try (Socket grpc = new Socket("127.0.0.1", server.localPort())) {
+            grpc.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            grpc.getOutputStream().flush();
+            assertEquals(-1, readUntilClosed(grpc.getInputStream()));
+        }
+        await().atMost(ofSeconds(10)).until(() -> server.malformedFrameCount() == 1);
+        assertTrue(logLines.list.stream().map(ILoggingEvent::getFormattedMessage).anyMatch(line -> line.contains(
+            "an HTTP/2 (gRPC) client connected to the remoting port") && line.contains("grpcServerPort")),
+            logLines.list::toString);
+    }
+
+    @org.junit.jupiter.api.Test
     void brokenRequestWithReadableOpaqueIsAnsweredBeforeTheClose() throws Exception {
         RemotingCommand cmd = RemotingCommand.request(ECHO);
         cmd.setSerializeType(SerializeType.ROCKETMQ);

@@ -44,6 +44,16 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.LISTEN_PORT);
     }
 
+    /** Port of the gRPC endpoint (RocketMQ 5.x SDKs); 0 asks for a free one, -1 means no endpoint. */
+    public int grpcServerPort() {
+        return values.get(ConfigKeys.GRPC_SERVER_PORT);
+    }
+
+    /** The host:port gRPC routes advertise for this broker, when configured. */
+    public Optional<HostPort> grpcAdvertisedAddress() {
+        return values.get(ConfigKeys.GRPC_ADVERTISED_ADDRESS);
+    }
+
     public String bindAddress() {
         return values.get(ConfigKeys.BIND_ADDRESS);
     }

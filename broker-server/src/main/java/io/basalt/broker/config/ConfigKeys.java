@@ -50,6 +50,15 @@ final class ConfigKeys {
     static final ConfigKey<Integer> LISTEN_PORT = key("listenPort", SECTION, integer(0, 65535), "10911",
         "Remoting port that clients and tools connect to (0 picks a free port); the same requests are also served on"
             + " listenPort - 2, RocketMQ's fast (VIP) port, which slaves ask for the topic table");
+    static final ConfigKey<Integer> GRPC_SERVER_PORT = computed("grpcServerPort", SECTION, integer(-1, 65535),
+        "8081 (0 if listenPort is 0)", r -> r.get(LISTEN_PORT) == 0 ? "0" : "8081",
+        "Port of the gRPC endpoint of the RocketMQ 5.x SDKs (RocketMQ's proxy key; Basalt serves it from the broker),"
+            + " TLS and plaintext on the same port; 0 picks a free port, -1 turns the endpoint off. Each broker of a"
+            + " host needs its own");
+    static final ConfigKey<Optional<HostPort>> GRPC_ADVERTISED_ADDRESS = key("grpcAdvertisedAddress", SECTION,
+        optionalHostPort(), "",
+        "Basalt: host:port this broker gives gRPC clients in routes (behind NAT or a port mapping); by default"
+            + " brokerIP1 and the port the gRPC endpoint listens on");
     static final ConfigKey<String> BIND_ADDRESS = key("bindAddress", SECTION, token("an address without spaces"), "0.0.0.0",
         "Local address the remoting and HA ports listen on");
     static final ConfigKey<String> BROKER_IP1 = computed("brokerIP1", SECTION, token("an address without spaces"), "an address of this host",
@@ -247,7 +256,8 @@ final class ConfigKeys {
 
     /** The broker's own keys, in documentation order. */
     static final KeyTable BROKER = KeyTable.of(List.of(
-        BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, BIND_ADDRESS, BROKER_IP1, BROKER_IP2,
+        BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, GRPC_SERVER_PORT, GRPC_ADVERTISED_ADDRESS, BIND_ADDRESS,
+        BROKER_IP1, BROKER_IP2,
         NAMESRV_ADDR, BROKER_PERMISSION,
         AUTO_CREATE_TOPIC_ENABLE, AUTO_CREATE_TOPIC_PER_CLIENT_PER_SECOND, DEFAULT_TOPIC_QUEUE_NUMS, CLUSTER_TOPIC_ENABLE, BROKER_TOPIC_ENABLE, TRACE_TOPIC_ENABLE,
         MSG_TRACE_TOPIC_NAME, AUTO_CREATE_SUBSCRIPTION_GROUP, STORE_REPLY_MESSAGE_ENABLE, ENABLE_PROPERTY_FILTER,

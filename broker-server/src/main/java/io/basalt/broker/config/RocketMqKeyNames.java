@@ -19,7 +19,7 @@ import java.util.Set;
 final class RocketMqKeyNames {
 
     static final String RESOURCE = "rocketmq-5.2.0-broker-keys.txt";
-    /** RocketMQ 5.3's ACL 2.0 keys and RocketMQ's TLS properties: RocketMQ names too, of a later broker or the JVM. */
+    /** RocketMQ 5.3's ACL 2.0 keys, RocketMQ's TLS properties and its proxy's gRPC port: RocketMQ names too, of a later broker, the JVM or the proxy. */
     static final String LATER_RESOURCE = "rocketmq-5.3-auth-keys.txt";
 
     private static final Set<String> NAMES = load(RESOURCE);

@@ -345,6 +345,24 @@ public final class BrokerMetrics implements TrafficObserver {
     }
 
     /**
+     * The gRPC endpoint of the RocketMQ 5.x SDKs: calls by RPC, and answers by RPC and application status code (or
+     * the reason a call was refused before its handler, e.g. {@code acl}), beside the remoting request metrics.
+     */
+    public void registerGrpc(io.basalt.broker.grpc.GrpcCounters counters) {
+        CounterWithCallback.builder().name("basalt_grpc_requests").help("gRPC calls received, by RPC")
+            .labelNames("protocol", "rpc")
+            .callback(cb -> counters.calls().forEach((rpc, n) -> cb.call(n, "grpc", rpc))).register(registry);
+        CounterWithCallback.builder().name("basalt_grpc_responses")
+            .help("gRPC calls answered, by RPC and application status code (or refusal reason)")
+            .labelNames("protocol", "rpc", "code")
+            .callback(cb -> counters.results().forEach((key, n) -> {
+                int slash = key.indexOf('/');
+                cb.call(n, "grpc", key.substring(0, slash), key.substring(slash + 1));
+            }))
+            .register(registry);
+    }
+
+    /**
      * The access checks: requests let in with a valid signature, let in by a white address without one (what skips
      * authentication), refused by ACL version and reason, and reloads of the ACL files.
      */

@@ -34,7 +34,7 @@ class RocketMqKeyNamesTest {
             "autoCreateTopicPerClientPerSecond",
             "remotingUnwritableCloseMillis", "remotingPartialFrameBudgetBytes", "remotingFrameCompleteTimeoutMillis",
             "recoverySkipCorruptRecords", "maxOpenConsumeQueueFiles", "checkCrcOnRead", "timerStopDequeue",
-            "metricsBindAddress", "metricsAuthToken", "haAuthSecret", "haTlsEnable");
+            "metricsBindAddress", "metricsAuthToken", "haAuthSecret", "haTlsEnable", "grpcAdvertisedAddress");
         for (ConfigKey<?> key : ConfigKeys.TABLE.keys()) {
             assertEquals(!basaltOnly.contains(key.name()), RocketMqKeyNames.contains(key.name()), key.name());
             assertEquals(basaltOnly.contains(key.name()), key.description().startsWith("Basalt: "), key.name());

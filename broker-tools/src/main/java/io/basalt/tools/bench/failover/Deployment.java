@@ -149,6 +149,8 @@ final class Deployment implements AutoCloseable {
         conf.put("controllerHeartBeatTimeoutMills", Long.toString(heartbeatTimeoutMs));
         conf.put("listenPort", Integer.toString(port));
         conf.put("haListenPort", Integer.toString(port + 1));
+        // brokers of one host cannot share the default gRPC port 8081
+        conf.put("grpcServerPort", "0");
         conf.put("bindAddress", "127.0.0.1");
         conf.put("brokerIP1", "127.0.0.1");
         conf.put("brokerIP2", "127.0.0.1");

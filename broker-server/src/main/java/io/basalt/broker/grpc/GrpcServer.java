@@ -1,0 +1,160 @@
+package io.basalt.broker.grpc;
+
+import io.basalt.broker.client.ClientManager;
+import io.basalt.broker.config.HostPort;
+import io.basalt.broker.subscription.SubscriptionGroupConfig;
+import io.basalt.broker.topic.TopicConfig;
+import io.basalt.common.concurrent.DaemonThreads;
+import io.basalt.remoting.processor.RequestProcessor;
+import io.basalt.remoting.tls.TlsMode;
+import io.basalt.remoting.tls.TlsSettings;
+import io.basalt.store.MessageStore;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.IntUnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's gRPC endpoint for the RocketMQ 5.x SDKs, on {@code grpcServerPort}: started and stopped with the
+ * broker, on threads of its own ({@code GrpcBoss}, {@code GrpcWorker_n}, {@code GrpcThread_n}).
+ */
+public final class GrpcServer {
+    private static final Logger log = LoggerFactory.getLogger(GrpcServer.class);
+    /** RocketMQ's proxy {@code grpcMaxInboundMessageSize}. */
+    static final int MAX_INBOUND_MESSAGE_SIZE = 130 * 1024 * 1024;
+    /** RocketMQ's proxy {@code grpcClientIdleTimeMills}. */
+    static final long CLIENT_IDLE_TIMEOUT_MS = 120_000;
+
+    /** What the endpoint needs of the broker. */
+    public record Wiring(String brokerName, long brokerId, String brokerIP1, String bindAddress, int port,
+                         Optional<HostPort> advertisedAddress, int remotingPort,
+                         Function<String, TopicConfig> topics, IntUnaryOperator routePerm,
+                         Function<String, Optional<SubscriptionGroupConfig>> groups, ClientManager clients,
+                         MessageStore store, RequestProcessor sendProcessor, RequestProcessor endTransactionProcessor,
+                         int maxMessageSize, TlsSettings tls, BooleanSupplier aclOn) { }
+
+    private final Wiring wiring;
+    private final GrpcCounters counters = new GrpcCounters();
+    private final GrpcClients clients;
+    private final BrokerMessagingService service;
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
+    private ThreadPoolExecutor executor;
+    private Server server;
+
+    public GrpcServer(Wiring wiring) {
+        this.wiring = wiring;
+        TransactionOffsets transactions = new TransactionOffsets(wiring.store());
+        this.clients = new GrpcClients(wiring.clients(), transactions, wiring.store()::lookMessageByOffset);
+        this.service = new BrokerMessagingService(
+            new RouteAnswers(wiring.brokerName(), wiring.brokerId(), this::advertised, wiring.topics(),
+                wiring.routePerm(), group -> wiring.groups().apply(group).map(SubscriptionGroupConfig::consumeMessageOrderly)
+                .orElse(false)),
+            clients, new SettingsReplies(wiring.maxMessageSize(), wiring.groups()),
+            new GrpcSends(wiring.topics(), wiring.routePerm(), wiring.maxMessageSize(), wiring.sendProcessor(), transactions),
+            new GrpcTransactions(transactions, wiring.endTransactionProcessor()), counters);
+    }
+
+    public GrpcCounters counters() {
+        return counters;
+    }
+
+    /**
+     * Binds the port and starts serving.
+     *
+     * @throws IOException the port is taken (the message names grpcServerPort) or the TLS certificate does not load
+     */
+    public synchronized void start() throws IOException {
+        TlsMode mode = wiring.tls().serverMode();
+        SslContext tls = null;
+        if (mode != TlsMode.DISABLED) {
+            TlsSettings.ServerKeyMaterial keys = wiring.tls().serverKeyMaterial();
+            tls = GrpcSslContexts.forServer(keys.certificate(), keys.key(), keys.keyPassword()).build();
+        }
+        boss = new NioEventLoopGroup(1, DaemonThreads.named("GrpcBoss"));
+        workers = new NioEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+            DaemonThreads.numbered("GrpcWorker_"));
+        executor = new ThreadPoolExecutor(4, 16, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(10_000),
+            DaemonThreads.numbered("GrpcThread_"));
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(wiring.bindAddress(), wiring.port()))
+            .channelType(NioServerSocketChannel.class).bossEventLoopGroup(boss).workerEventLoopGroup(workers)
+            .executor(executor).protocolNegotiator(new TlsSniffingNegotiator(mode, tls,
+                "listenPort " + wiring.remotingPort()))
+            .maxInboundMessageSize(MAX_INBOUND_MESSAGE_SIZE)
+            .maxConnectionIdle(CLIENT_IDLE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+            .addService(ServerInterceptors.intercept(service, new MetadataInterceptor(wiring.aclOn(), counters)));
+        try {
+            server = builder.build().start();
+        } catch (IOException e) {
+            stopThreads();
+            if (e instanceof BindException || e.getCause() instanceof BindException) {
+                throw new IOException("the gRPC port " + wiring.port() + " (grpcServerPort) on " + wiring.bindAddress()
+                    + " is in use: give each broker of a host its own grpcServerPort (0 picks a free one, -1 turns"
+                    + " the gRPC endpoint off)", e);
+            }
+            throw e;
+        }
+        log.info("gRPC endpoint for RocketMQ 5.x SDKs listening on port {} (TLS {}: {}), advertised as {}", port(),
+            mode.name().toLowerCase(java.util.Locale.ROOT), mode == TlsMode.DISABLED ? "plaintext only"
+                : mode == TlsMode.ENFORCING ? "TLS only" : "TLS and plaintext on the same port", advertised());
+    }
+
+    /** The bound port (useful when configured with 0). */
+    public synchronized int port() {
+        return server == null ? -1 : server.getPort();
+    }
+
+    /** The host:port gRPC routes give for this broker. */
+    HostPort advertised() {
+        return wiring.advertisedAddress().orElseGet(() -> new HostPort(wiring.brokerIP1(), port()));
+    }
+
+    /** Stops accepting, ends the clients' Telemetry streams, lets calls in flight finish (up to 3 s), stops the threads. */
+    public synchronized void shutdown() {
+        if (server == null) {
+            return;
+        }
+        server.shutdown();
+        // the Telemetry streams stay open as long as their clients run: end them, or the server waits for them
+        clients.closeAll();
+        try {
+            if (!server.awaitTermination(3, TimeUnit.SECONDS)) {
+                server.shutdownNow();
+                server.awaitTermination(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            server.shutdownNow();
+        }
+        server = null;
+        stopThreads();
+    }
+
+    private void stopThreads() {
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+        if (workers != null) {
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        if (boss != null) {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+}

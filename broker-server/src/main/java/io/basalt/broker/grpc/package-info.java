@@ -1,0 +1,9 @@
+/**
+ * The RocketMQ 5.x SDKs' gRPC protocol ({@code apache.rocketmq.v2.MessagingService}) served by the broker process
+ * itself: the endpoint ({@link io.basalt.broker.grpc.GrpcServer}, TLS and plaintext on one port), the client
+ * metadata, routes and assignments naming this broker, the Telemetry settings handshake, sends and transactions run
+ * through the broker's own send and end-transaction processors, and the transaction back-check delivered on the
+ * producer's Telemetry stream. Consumption (POP: ReceiveMessage, AckMessage, ChangeInvisibleDuration,
+ * ForwardMessageToDeadLetterQueue) answers NOT_IMPLEMENTED.
+ */
+package io.basalt.broker.grpc;
