@@ -1,10 +1,14 @@
 package io.basalt.it;
 
+import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.impl.consumer.ConsumeMessageService;
+import org.apache.rocketmq.client.impl.consumer.DefaultMQPushConsumerImpl;
 import org.apache.rocketmq.client.producer.DefaultMQProducer;
 import org.apache.rocketmq.common.message.MessageExt;
 
@@ -23,6 +27,21 @@ public final class Clients {
 
     public static String instanceName() {
         return "it-" + ProcessHandle.current().pid() + "-" + INSTANCE.incrementAndGet();
+    }
+
+    /**
+     * Shuts a push consumer down completely. The 5.2.0 client's {@code DefaultMQPushConsumerImpl.shutdown} stops
+     * only its PULL consume service: a consumer that was given POP queues (clientRebalance=false) keeps the
+     * {@code ConsumeMessageThread_} pool of its POP consume service running forever, so stop that one too.
+     */
+    public static void shutdownPushConsumer(DefaultMQPushConsumer consumer) throws ReflectiveOperationException {
+        consumer.shutdown();
+        Field field = DefaultMQPushConsumerImpl.class.getDeclaredField("consumeMessagePopService");
+        field.setAccessible(true);
+        ConsumeMessageService pop = (ConsumeMessageService) field.get(consumer.getDefaultMQPushConsumerImpl());
+        if (pop != null) {
+            pop.shutdown(0);
+        }
     }
 
     public static DefaultMQProducer producer(BrokerProcess broker, String group) throws Exception {

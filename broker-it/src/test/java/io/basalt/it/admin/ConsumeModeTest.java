@@ -1,5 +1,7 @@
 package io.basalt.it.admin;
 
+import io.basalt.it.Clients;
+
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -68,7 +70,7 @@ class ConsumeModeTest {
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
         consumer.start();
-        cleanups.add(consumer::shutdown);
+        cleanups.add(() -> Clients.shutdownPushConsumer(consumer));
         return consumer;
     }
 
