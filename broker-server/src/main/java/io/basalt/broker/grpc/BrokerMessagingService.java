@@ -49,15 +49,19 @@ final class BrokerMessagingService extends MessagingServiceGrpc.MessagingService
     private final GrpcSends sends;
     private final GrpcTransactions transactions;
     private final GrpcCounters counters;
+    private final java.util.function.BooleanSupplier overloaded;
 
+    /** @param overloaded whether the endpoint's request queue is past its flow limit (calls answer TOO_MANY_REQUESTS) */
     BrokerMessagingService(RouteAnswers routes, GrpcClients clients, SettingsReplies settings, GrpcSends sends,
-                           GrpcTransactions transactions, GrpcCounters counters) {
+                           GrpcTransactions transactions, GrpcCounters counters,
+                           java.util.function.BooleanSupplier overloaded) {
         this.routes = routes;
         this.clients = clients;
         this.settings = settings;
         this.sends = sends;
         this.transactions = transactions;
         this.counters = counters;
+        this.overloaded = overloaded;
     }
 
     @Override
@@ -167,7 +171,8 @@ final class BrokerMessagingService extends MessagingServiceGrpc.MessagingService
     }
 
     /**
-     * Runs a unary call: CLIENT_ID_REQUIRED without a client id, else the handler; a handler failure is answered
+     * Runs a unary call: CLIENT_ID_REQUIRED without a client id, TOO_MANY_REQUESTS past the flow limit, else the
+     * handler; a handler failure is answered
      * INTERNAL_SERVER_ERROR in the application status, never left without an answer.
      */
     private <R> void unary(String rpc, StreamObserver<R> out, Function<Status, R> withStatus, Function<R, Status> statusOf,
@@ -176,6 +181,10 @@ final class BrokerMessagingService extends MessagingServiceGrpc.MessagingService
         CompletableFuture<R> answer;
         if (!metadata.hasClientId()) {
             answer = CompletableFuture.completedFuture(withStatus.apply(clientIdRequired()));
+        } else if (overloaded.getAsBoolean()) {
+            // the one code that makes the SDKs back off before they retry
+            answer = CompletableFuture.completedFuture(withStatus.apply(GrpcCodes.status(Code.TOO_MANY_REQUESTS,
+                "flow limit: too many gRPC requests are waiting on this broker; retry after a backoff")));
         } else {
             try {
                 answer = handler.apply(metadata);

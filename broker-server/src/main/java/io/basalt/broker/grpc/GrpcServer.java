@@ -38,6 +38,8 @@ public final class GrpcServer {
     private static final Logger log = LoggerFactory.getLogger(GrpcServer.class);
     /** RocketMQ's proxy {@code grpcMaxInboundMessageSize}. */
     static final int MAX_INBOUND_MESSAGE_SIZE = 130 * 1024 * 1024;
+    /** Requests waiting for an executor thread beyond which calls are answered TOO_MANY_REQUESTS. */
+    static final int FLOW_LIMIT = 8_000;
     /** RocketMQ's proxy {@code grpcClientIdleTimeMills}. */
     static final long CLIENT_IDLE_TIMEOUT_MS = 120_000;
 
@@ -55,7 +57,7 @@ public final class GrpcServer {
     private final BrokerMessagingService service;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
-    private ThreadPoolExecutor executor;
+    private volatile ThreadPoolExecutor executor;
     private Server server;
 
     public GrpcServer(Wiring wiring) {
@@ -68,7 +70,7 @@ public final class GrpcServer {
                 .orElse(false)),
             clients, new SettingsReplies(wiring.maxMessageSize(), wiring.groups()),
             new GrpcSends(wiring.topics(), wiring.routePerm(), wiring.maxMessageSize(), wiring.sendProcessor(), transactions),
-            new GrpcTransactions(transactions, wiring.endTransactionProcessor()), counters);
+            new GrpcTransactions(transactions, wiring.endTransactionProcessor()), counters, this::overloaded);
     }
 
     public GrpcCounters counters() {
@@ -118,6 +120,11 @@ public final class GrpcServer {
     /** The bound port (useful when configured with 0). */
     public synchronized int port() {
         return server == null ? -1 : server.getPort();
+    }
+
+    private boolean overloaded() {
+        ThreadPoolExecutor e = executor;
+        return e != null && e.getQueue().size() >= FLOW_LIMIT;
     }
 
     /** The host:port gRPC routes give for this broker. */

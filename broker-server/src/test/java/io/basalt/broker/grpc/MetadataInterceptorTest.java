@@ -78,6 +78,29 @@ class MetadataInterceptorTest {
     }
 
     @Test
+    void pastTheFlowLimitCallsAreAnsweredTooManyRequests() throws Exception {
+        GrpcCounters counters = new GrpcCounters();
+        BrokerMessagingService overloaded = new BrokerMessagingService(null, null, null, null, null, counters, () -> true);
+        String name = "flow-" + System.nanoTime();
+        Server server = InProcessServerBuilder.forName(name).directExecutor()
+            .addService(ServerInterceptors.intercept(overloaded, new MetadataInterceptor(() -> false, counters)))
+            .build().start();
+        ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+        try {
+            Metadata headers = new Metadata();
+            headers.put(ClientMetadata.CLIENT_ID, "host@1@0@abc");
+            QueryRouteResponse r = MessagingServiceGrpc.newBlockingStub(channel)
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+                .queryRoute(QueryRouteRequest.getDefaultInstance());
+            assertEquals(Code.TOO_MANY_REQUESTS, r.getStatus().getCode());
+            assertEquals(1L, counters.results().get("QueryRoute/TOO_MANY_REQUESTS"));
+        } finally {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void aVersionNameBecomesTheRegistriesOrdinal() {
         assertTrue(ClientVersions.ordinalOf("5.0.7") > ClientVersions.ordinalOf("5.0.6"));
         assertEquals(0, ClientVersions.ordinalOf("not a version"));
