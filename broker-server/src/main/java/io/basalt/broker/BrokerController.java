@@ -76,6 +76,7 @@ import io.basalt.broker.processor.ClientManageProcessor;
 import io.basalt.broker.processor.ConsumerOffsetProcessor;
 import io.basalt.broker.processor.ConsumerSendMsgBackProcessor;
 import io.basalt.broker.processor.PullMessageProcessor;
+import io.basalt.broker.pop.OrderInfoTable;
 import io.basalt.broker.pop.PopModule;
 import io.basalt.broker.pop.PopRemotingProcessor;
 import io.basalt.broker.processor.ReplyMessageProcessor;
@@ -317,7 +318,7 @@ public final class BrokerController {
             new ConsumerFilters(broker.enablePropertyFilter()), new InetSocketAddress(broker.brokerIP1(),
             broker.listenPort()), metrics.retryCounts(), replication::acceptsWrites,
             new PopModule.Settings(broker.brokerClusterName(), broker.brokerName(), broker.reviveQueueNum(),
-                broker.reviveInterval()));
+                broker.reviveInterval()), openOrderInfo(configuration));
         metrics.registerPop(pop.counters(), pop::parkedCount);
         schedule.setDeliveryObserver((level, due, stored) -> metrics.recordDeliveryLateness("delay", stored - due));
         this.brokerStats = new BrokerStats(System::currentTimeMillis, configuration.broker().brokerClusterName(),
@@ -765,7 +766,7 @@ public final class BrokerController {
         // POP: pops and notifications on the pull pool, ACKs and invisible-time changes on their own (RocketMQ's pools)
         PopRemotingProcessor popProcessor = new PopRemotingProcessor(pop.service());
         register(pull, popProcessor, PopRemotingProcessor.POP_MESSAGE, PopRemotingProcessor.NOTIFICATION,
-            PopRemotingProcessor.POLLING_INFO);
+            PopRemotingProcessor.POLLING_INFO, PopRemotingProcessor.PEEK_MESSAGE);
         register(executor("AckMessageThread_", 3, 100_000, 0), popProcessor, PopRemotingProcessor.ACK_MESSAGE,
             PopRemotingProcessor.BATCH_ACK_MESSAGE, PopRemotingProcessor.CHANGE_MESSAGE_INVISIBLETIME);
         register(send, new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
@@ -811,6 +812,14 @@ public final class BrokerController {
                 new QueryAssignmentProcessor.Defaults(broker.defaultMessageRequestMode(), broker.defaultPopShareQueueNum()),
                 () -> replication.role() == BrokerRole.SLAVE),
             RequestCode.QUERY_ASSIGNMENT, RequestCode.SET_MESSAGE_REQUEST_MODE);
+    }
+
+    private static OrderInfoTable openOrderInfo(BrokerConfiguration configuration) {
+        try {
+            return OrderInfoTable.open(configDir(configuration));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static MessageRequestModes openRequestModes(BrokerConfiguration configuration) {

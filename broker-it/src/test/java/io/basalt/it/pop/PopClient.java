@@ -15,6 +15,7 @@ import org.apache.rocketmq.remoting.protocol.RemotingCommand;
 import org.apache.rocketmq.remoting.protocol.header.AckMessageRequestHeader;
 import org.apache.rocketmq.remoting.protocol.header.ChangeInvisibleTimeRequestHeader;
 import org.apache.rocketmq.remoting.protocol.header.ExtraInfoUtil;
+import org.apache.rocketmq.remoting.protocol.header.PeekMessageRequestHeader;
 import org.apache.rocketmq.remoting.protocol.header.PollingInfoRequestHeader;
 import org.apache.rocketmq.remoting.protocol.header.PollingInfoResponseHeader;
 import org.apache.rocketmq.remoting.protocol.header.PopMessageRequestHeader;
@@ -36,6 +37,16 @@ final class PopClient {
     }
 
     CompletableFuture<PopResult> popAsync(String topic, int queueId, int max, long invisibleMs, long pollMs) throws Exception {
+        return popAsync(topic, queueId, max, invisibleMs, pollMs, false, null);
+    }
+
+    /** An order POP ({@code order=true}) of the given attempt. */
+    PopResult popOrder(String topic, int max, long invisibleMs, long pollMs, String attemptId) throws Exception {
+        return popAsync(topic, -1, max, invisibleMs, pollMs, true, attemptId).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    }
+
+    CompletableFuture<PopResult> popAsync(String topic, int queueId, int max, long invisibleMs, long pollMs,
+                                          boolean order, String attemptId) throws Exception {
         PopMessageRequestHeader h = new PopMessageRequestHeader();
         h.setConsumerGroup(group);
         h.setTopic(topic);
@@ -47,7 +58,8 @@ final class PopClient {
         h.setInitMode(0);
         h.setExpType("TAG");
         h.setExp("*");
-        h.setOrder(false);
+        h.setOrder(order);
+        h.setAttemptId(attemptId);
         CompletableFuture<PopResult> result = new CompletableFuture<>();
         api.popMessageAsync(brokerName, address, h, TIMEOUT_MS, new PopCallback() {
             @Override
@@ -119,6 +131,16 @@ final class PopClient {
         PollingInfoResponseHeader r = (PollingInfoResponseHeader) response.decodeCommandCustomHeader(
             PollingInfoResponseHeader.class);
         return r.getPollingNum();
+    }
+
+    /** PEEK_MESSAGE (no client method in 5.2.0): the response, its body decoded when SUCCESS. */
+    RemotingCommand peek(String topic, int queueId, int max) throws Exception {
+        PeekMessageRequestHeader h = new PeekMessageRequestHeader();
+        h.setConsumerGroup(group);
+        h.setTopic(topic);
+        h.setQueueId(queueId);
+        h.setMaxMsgNums(max);
+        return api.getRemotingClient().invokeSync(address, RemotingCommand.createRequestCommand(200052, h), TIMEOUT_MS);
     }
 
     private static AckCallback callback(CompletableFuture<AckResult> result) {

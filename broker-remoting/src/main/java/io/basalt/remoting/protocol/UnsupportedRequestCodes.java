@@ -11,7 +11,6 @@ public final class UnsupportedRequestCodes {
     private static final String STATIC_TOPICS = "static topics (logic queues mapped across brokers)";
     private static final String CONTAINER = "the broker container (several brokers in one process)";
     private static final String COLD_DATA = "cold data flow control (tiered storage)";
-    private static final String POP = "POP consumption";
 
     private static final Map<Integer, String> FEATURES = Map.ofEntries(
         Map.entry(513, STATIC_TOPICS),                 // UPDATE_AND_CREATE_STATIC_TOPIC
@@ -21,7 +20,6 @@ public final class UnsupportedRequestCodes {
         Map.entry(2001, COLD_DATA),                    // UPDATE_COLD_DATA_FLOW_CTR_CONFIG
         Map.entry(2002, COLD_DATA),                    // REMOVE_COLD_DATA_FLOW_CTR_CONFIG
         Map.entry(2003, COLD_DATA),                    // GET_COLD_DATA_FLOW_CTR_INFO
-        Map.entry(200052, "PEEK_MESSAGE (POP consumption without invisibility)"),   // PEEK_MESSAGE
         Map.entry(301, "filter servers (removed in RocketMQ 5)"),   // REGISTER_FILTER_SERVER
         Map.entry(302, "filter servers (removed in RocketMQ 5)"));  // REGISTER_MESSAGE_FILTER_CLASS
 

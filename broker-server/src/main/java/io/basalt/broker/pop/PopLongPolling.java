@@ -94,6 +94,21 @@ public final class PopLongPolling {
         }
     }
 
+    /**
+     * Re-runs the requests parked on {@code topic} in {@code delayMs} (an order queue's block ends then); {@code
+     * after} runs once they were told.
+     */
+    public void arriveLater(String topic, long delayMs, Runnable after) {
+        try {
+            deadlines.schedule(() -> {
+                after.run();
+                arrived(topic);
+            }, Math.max(1, delayMs), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            after.run();
+        }
+    }
+
     /** Parked requests of topic@group@queueId (POLLING_INFO's {@code pollingNum}). */
     public int count(String topic, String group, int queueId) {
         AtomicInteger n = byKey.get(key(topic, group, queueId));

@@ -2,8 +2,15 @@ package io.basalt.broker.pop;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.basalt.broker.filter.ConsumerFilters;
+import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.broker.offset.ConsumerOffsetManager;
 import io.basalt.broker.retry.RetryCounts;
 import io.basalt.broker.subscription.SubscriptionGroupManager;
@@ -21,6 +28,9 @@ public final class PopModule {
     static final long MAX_POLL_MS = 20_000;
     /** RocketMQ's maxPopPollingSize. */
     static final int MAX_PARKED = 100_000;
+    /** RocketMQ writes consumerOrderInfo.json with the consumer offsets (every 5 s by default). */
+    static final long ORDER_INFO_PERSIST_SECONDS = 5;
+    private static final Logger log = LoggerFactory.getLogger(PopModule.class);
 
     /**
      * @param brokerName     this broker's name (receipts name it)
@@ -35,15 +45,30 @@ public final class PopModule {
     private final PopLongPolling polling;
     private final PopCounters counters = new PopCounters();
     private final String reviveTopic;
+    private final ScheduledExecutorService orderInfoPersister =
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("PopOrderInfoPersister"));
 
     public PopModule(MessageStore store, TopicConfigManager topics, SubscriptionGroupManager groups,
                      ConsumerOffsetManager offsets, ConsumerFilters filters, InetSocketAddress storeHost,
                      RetryCounts retryCounts, java.util.function.BooleanSupplier writable, Settings settings) {
+        this(store, topics, groups, offsets, filters, storeHost, retryCounts, writable, settings,
+            OrderInfoTable.inMemory());
+    }
+
+    /**
+     * @param orders the order-POP state, written every {@value #ORDER_INFO_PERSIST_SECONDS} s and at shutdown
+     */
+    public PopModule(MessageStore store, TopicConfigManager topics, SubscriptionGroupManager groups,
+                     ConsumerOffsetManager offsets, ConsumerFilters filters, InetSocketAddress storeHost,
+                     RetryCounts retryCounts, java.util.function.BooleanSupplier writable, Settings settings,
+                     OrderInfoTable orders) {
         this.reviveTopic = PopConstants.reviveTopic(settings.brokerClusterName());
         this.polling = new PopLongPolling(MAX_PARKED);
         this.service = new PopService(store, topics, groups, offsets, filters, storeHost,
             () -> store.timerMessages().enabled(), writable, System::currentTimeMillis, counters, polling,
-            new PopService.Settings(settings.brokerName(), reviveTopic, settings.reviveQueueNum(), MAX_POLL_MS));
+            new PopService.Settings(settings.brokerName(), reviveTopic, settings.reviveQueueNum(), MAX_POLL_MS), orders);
+        orderInfoPersister.scheduleWithFixedDelay(this::persistOrderInfo, ORDER_INFO_PERSIST_SECONDS,
+            ORDER_INFO_PERSIST_SECONDS, TimeUnit.SECONDS);
         MessageReviver reviver = new MessageReviver(store, topics, groups, offsets, storeHost, counters, retryCounts);
         this.revive = new PopReviveService(settings.reviveQueueNum(), settings.reviveInterval(),
             q -> new ReviveQueueReader(store, offsets, reviveTopic, q, reviver,
@@ -88,5 +113,15 @@ public final class PopModule {
     public void shutdown() {
         revive.stop();
         polling.shutdown();
+        orderInfoPersister.shutdownNow();
+        persistOrderInfo();
+    }
+
+    private void persistOrderInfo() {
+        try {
+            service.persistOrderInfo();
+        } catch (IOException | RuntimeException e) {
+            log.error("persisting the order POP state failed: {}", e.toString());
+        }
     }
 }

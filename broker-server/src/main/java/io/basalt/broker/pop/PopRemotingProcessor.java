@@ -17,7 +17,8 @@ import io.basalt.remoting.protocol.ResponseCode;
 
 /**
  * The remoting face of {@link PopService}: POP_MESSAGE, ACK_MESSAGE, BATCH_ACK_MESSAGE, CHANGE_MESSAGE_INVISIBLETIME,
- * NOTIFICATION and POLLING_INFO with RocketMQ 5.2.0's header fields and bodies. Decodes, calls the service, encodes.
+ * NOTIFICATION, POLLING_INFO and PEEK_MESSAGE with RocketMQ 5.2.0's header fields and bodies. Decodes, calls the
+ * service, encodes.
  */
 public final class PopRemotingProcessor implements RequestProcessor {
     public static final int POP_MESSAGE = RequestCode.POP_MESSAGE;
@@ -26,6 +27,7 @@ public final class PopRemotingProcessor implements RequestProcessor {
     public static final int NOTIFICATION = RequestCode.NOTIFICATION;
     public static final int POLLING_INFO = RequestCode.POLLING_INFO;
     public static final int BATCH_ACK_MESSAGE = RequestCode.BATCH_ACK_MESSAGE;
+    public static final int PEEK_MESSAGE = RequestCode.PEEK_MESSAGE;
 
     private final PopService service;
 
@@ -45,6 +47,7 @@ public final class PopRemotingProcessor implements RequestProcessor {
                 case CHANGE_MESSAGE_INVISIBLETIME -> done(changeInvisibleTime(f));
                 case NOTIFICATION -> notification(f);
                 case POLLING_INFO -> done(pollingInfo(f));
+                case PEEK_MESSAGE -> done(peek(f));
                 default -> done(RemotingCommand.response(ResponseCode.REQUEST_CODE_NOT_SUPPORTED,
                     " request type " + request.code() + " not supported"));
             };
@@ -61,7 +64,7 @@ public final class PopRemotingProcessor implements RequestProcessor {
         PopRequest request = new PopRequest(f.requireString("consumerGroup"), f.requireString("topic"),
             f.requireInt("queueId"), f.requireInt("maxMsgNums"), f.requireLong("invisibleTime"),
             f.requireLong("pollTime"), f.requireInt("initMode"), f.string("expType"), f.string("exp"),
-            f.bool("order", false));
+            f.bool("order", false), f.string("attemptId"));
         return service.pop(request).thenApply(PopRemotingProcessor::popResponse);
     }
 
@@ -79,14 +82,10 @@ public final class PopRemotingProcessor implements RequestProcessor {
         if (result.found()) {
             response.putExtField("startOffsetInfo", result.startOffsetInfo());
             response.putExtField("msgOffsetInfo", result.msgOffsetInfo());
-            int size = result.messages().stream().mapToInt(m -> m.length).sum();
-            byte[] body = new byte[size];
-            int at = 0;
-            for (byte[] m : result.messages()) {
-                System.arraycopy(m, 0, body, at, m.length);
-                at += m.length;
+            if (!result.orderCountInfo().isEmpty()) {
+                response.putExtField("orderCountInfo", result.orderCountInfo());
             }
-            response.setBody(body);
+            response.setBody(concat(result.messages()));
         }
         return response;
     }
@@ -117,6 +116,34 @@ public final class PopRemotingProcessor implements RequestProcessor {
             response.putExtField("hasMsg", Boolean.toString(has));
             return response;
         });
+    }
+
+    /** PEEK_MESSAGE: RocketMQ answers with a POP response header; the body holds the records as for a pop. */
+    private RemotingCommand peek(RequestFields f) throws RequestFields.BadRequestException {
+        PopResult result = service.peek(f.requireString("consumerGroup"), f.requireString("topic"),
+            f.requireInt("queueId"), f.requireInt("maxMsgNums"));
+        RemotingCommand response = RemotingCommand.response(result.outcome().code(), result.outcome().remark());
+        if (result.outcome().code() == ResponseCode.SUCCESS || result.outcome().code() == ResponseCode.PULL_NOT_FOUND) {
+            response.putExtField("popTime", Long.toString(result.popTime()));
+            response.putExtField("invisibleTime", "0");
+            response.putExtField("reviveQid", "0");
+            response.putExtField("restNum", Long.toString(result.restNum()));
+            if (result.found()) {
+                response.setBody(concat(result.messages()));
+            }
+        }
+        return response;
+    }
+
+    private static byte[] concat(List<byte[]> messages) {
+        int size = messages.stream().mapToInt(m -> m.length).sum();
+        byte[] body = new byte[size];
+        int at = 0;
+        for (byte[] m : messages) {
+            System.arraycopy(m, 0, body, at, m.length);
+            at += m.length;
+        }
+        return body;
     }
 
     private RemotingCommand pollingInfo(RequestFields f) throws RequestFields.BadRequestException {

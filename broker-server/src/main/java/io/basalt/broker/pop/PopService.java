@@ -31,7 +31,7 @@ import io.basalt.store.MessageStore;
 import io.basalt.store.SelectedBuffer;
 
 /**
- * Non-order POP consumption, protocol-independent: the remoting processors and a gRPC layer call it.
+ * POP consumption, protocol-independent: the remoting processors and a gRPC layer call it.
  *
  * <ul>
  *   <li>{@link #pop}: RocketMQ 5.2.0's checks and read plan; per queue a non-blocking lock, the start offset (the
@@ -42,10 +42,16 @@ import io.basalt.store.SelectedBuffer;
  *   <li>{@link #changeInvisibleTime}: a new CK at the message's own offset, then an ACK of the old one; the new
  *       receipt names the new CK.</li>
  * </ul>
- * Every record is stored before the request is answered (RocketMQ's {@code enablePopBufferMerge=false}). Thread-safe.
+ * Every record is stored before the request is answered (RocketMQ's {@code enablePopBufferMerge=false}).
+ *
+ * <p>Order POP ({@code order=true}) keeps no checkpoint and no retry topic: the queue's last batch lives in the
+ * {@link OrderInfoTable}, receipts name revive queue {@value PopHandle#ORDER_REVIVE_QID}, a queue with an un-acked
+ * invisible batch is skipped, a retried attempt gets its batch again, and the group's offset moves only on ACK.
+ * Thread-safe.
  */
 public final class PopService {
-    static final String ORDER_REFUSED = "order POP is not implemented yet";
+    static final String ORDER_BATCH_ACK_REFUSED = "BATCH_ACK_MESSAGE of order POP messages is not supported by this"
+        + " broker: ack them one by one with ACK_MESSAGE";
     private static final String TIMER_REFUSED = "pop message is forbidden because timerWheelEnable is false";
     static final String NOT_MASTER = "POP is served by the master only: this broker does not accept writes (a slave, or"
         + " a master fenced by a newer one), so it cannot store checkpoints or acks; use the master";
@@ -70,11 +76,24 @@ public final class PopService {
     private final PopLongPolling polling;
     private final ConcurrentMap<String, ReentrantLock> queueLocks = new ConcurrentHashMap<>();
     private final AtomicLong reviveCounter = new AtomicLong();
+    private final OrderInfoTable orders;
+    /** topic@group@queueId → the time a wake-up is scheduled for, when that order queue's block ends. */
+    private final ConcurrentMap<String, Long> unblockWakes = new ConcurrentHashMap<>();
 
     public PopService(MessageStore store, TopicConfigManager topics, SubscriptionGroupManager groups,
                       ConsumerOffsetManager offsets, ConsumerFilters filters, java.net.InetSocketAddress storeHost,
                       BooleanSupplier timerEnabled, BooleanSupplier writable, LongSupplier clock, PopCounters counters,
                       PopLongPolling polling, Settings settings) {
+        this(store, topics, groups, offsets, filters, storeHost, timerEnabled, writable, clock, counters, polling,
+            settings, OrderInfoTable.inMemory());
+    }
+
+    /** @param orders the order-POP state (the broker's is persisted in {@code config/consumerOrderInfo.json}) */
+    public PopService(MessageStore store, TopicConfigManager topics, SubscriptionGroupManager groups,
+                      ConsumerOffsetManager offsets, ConsumerFilters filters, java.net.InetSocketAddress storeHost,
+                      BooleanSupplier timerEnabled, BooleanSupplier writable, LongSupplier clock, PopCounters counters,
+                      PopLongPolling polling, Settings settings, OrderInfoTable orders) {
+        this.orders = orders;
         this.writable = writable;
         this.store = store;
         this.topics = topics;
@@ -179,9 +198,6 @@ public final class PopService {
             return PopResult.refused(ResponseCode.SYSTEM_ERROR, "the broker[" + settings.brokerName() + "] "
                 + TIMER_REFUSED);
         }
-        if (r.order()) {
-            return PopResult.refused(ResponseCode.SYSTEM_ERROR, ORDER_REFUSED);
-        }
         if (!writable.getAsBoolean()) {
             return PopResult.refused(ResponseCode.SYSTEM_ERROR, NOT_MASTER);
         }
@@ -218,6 +234,9 @@ public final class PopService {
 
     /** One pass over the retry topic and the topic's queues, without waiting. */
     private PopResult popOnce(PopRequest r, MessageFilter filter) {
+        if (r.order()) {
+            return popOrderOnce(r, filter);
+        }
         long popTime = clock.getAsLong();
         int reviveQid = (int) Math.floorMod(reviveCounter.getAndIncrement(), (long) settings.reviveQueueNum());
         Batch batch = new Batch(r, popTime, reviveQid);
@@ -345,6 +364,9 @@ public final class PopService {
 
     /** Whether any queue the request reads has a message past the group's offset (NOTIFICATION's question). */
     private boolean anythingToPop(PopRequest r) {
+        if (r.order()) {
+            return anythingToPopInOrder(r);
+        }
         List<String> retryTopics = List.of(PopRetryTopics.v1(r.group(), r.topic()), PopRetryTopics.v2(r.group(), r.topic()));
         for (String retryTopic : retryTopics) {
             TopicConfig retry = topics.get(retryTopic);
@@ -371,6 +393,22 @@ public final class PopService {
         return false;
     }
 
+    /** Order POP reads no retry topic, and a blocked queue has nothing to give. */
+    private boolean anythingToPopInOrder(PopRequest r) {
+        TopicConfig config = topics.get(r.topic());
+        if (config == null) {
+            return false;
+        }
+        long now = clock.getAsLong();
+        for (int q = 0; q < config.readQueueNums(); q++) {
+            if ((r.queueId() < 0 || r.queueId() == q) && hasNew(r.group(), r.topic(), q)
+                && !(orders.blocked(r.topic(), r.group(), q, r.attemptId(), now) instanceof OrderInfoTable.Blocked)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private boolean hasNew(String group, String topic, int queueId) {
         long max = store.getMaxOffsetInQueue(topic, queueId);
         long committed = offsets.queryOffset(group, topic, queueId);
@@ -386,13 +424,36 @@ public final class PopService {
         final List<PopHandle> handles = new ArrayList<>();
         final StringBuilder startOffsetInfo = new StringBuilder();
         final StringBuilder msgOffsetInfo = new StringBuilder();
+        final StringBuilder orderCountInfo = new StringBuilder();
+        final long invisibleTime;
         long restNum;
         String failure;
 
         Batch(PopRequest request, long popTime, int reviveQid) {
+            this(request, popTime, request.invisibleTime(), reviveQid);
+        }
+
+        Batch(PopRequest request, long popTime, long invisibleTime, int reviveQid) {
             this.request = request;
             this.popTime = popTime;
+            this.invisibleTime = invisibleTime;
             this.reviveQid = reviveQid;
+        }
+
+        /** Order POP: each message's earlier deliveries, then the queue's smallest (the 5.2.0 client's fallback). */
+        void addOrderCounts(int queueId, Map<Long, Integer> counts) {
+            int min = Integer.MAX_VALUE;
+            for (Map.Entry<Long, Integer> e : counts.entrySet()) {
+                if (orderCountInfo.length() > 0) {
+                    orderCountInfo.append(';');
+                }
+                orderCountInfo.append(PopHandle.NORMAL).append(" qo").append(queueId).append('%').append(e.getKey())
+                    .append(' ').append(e.getValue());
+                min = Math.min(min, e.getValue());
+            }
+            if (!counts.isEmpty()) {
+                orderCountInfo.append(';').append(PopHandle.NORMAL).append(' ').append(queueId).append(' ').append(min);
+            }
         }
 
         boolean full() {
@@ -412,7 +473,7 @@ public final class PopService {
             msgOffsetInfo.append(retryFlag).append(' ').append(queueId).append(' ');
             for (int i = 0; i < records.size(); i++) {
                 StoredRecord rec = records.get(i);
-                PopHandle handle = new PopHandle(startOffset, popTime, request.invisibleTime(), reviveQid, retryFlag,
+                PopHandle handle = new PopHandle(startOffset, popTime, invisibleTime, reviveQid, retryFlag,
                     settings.brokerName(), queueId, rec.queueOffset(), rec.physicalOffset());
                 if (i > 0) {
                     msgOffsetInfo.append(',');
@@ -431,9 +492,349 @@ public final class PopService {
             if (failure != null && messages.isEmpty()) {
                 return PopResult.refused(ResponseCode.SYSTEM_ERROR, failure);
             }
-            return new PopResult(PopOutcome.OK, popTime, request.invisibleTime(), reviveQid, restNum,
-                List.copyOf(messages), List.copyOf(handles), startOffsetInfo.toString(), msgOffsetInfo.toString());
+            return new PopResult(PopOutcome.OK, popTime, invisibleTime, reviveQid, restNum,
+                List.copyOf(messages), List.copyOf(handles), startOffsetInfo.toString(), msgOffsetInfo.toString(),
+                orderCountInfo.toString());
         }
+    }
+
+    // ---- order pop -----------------------------------------------------------------------------------------------
+
+    /** One pass over the topic's queues for an order POP: a retried attempt first, else every free queue. */
+    private PopResult popOrderOnce(PopRequest r, MessageFilter filter) {
+        TopicConfig config = topics.get(r.topic());
+        if (config == null) {
+            return new Batch(r, clock.getAsLong(), PopHandle.ORDER_REVIVE_QID).result();
+        }
+        List<Integer> queues = new ArrayList<>();
+        if (r.queueId() >= 0) {
+            queues.add(r.queueId());
+        } else {
+            int n = config.readQueueNums();
+            int start = ThreadLocalRandom.current().nextInt(Math.max(1, n));
+            for (int i = 0; i < n; i++) {
+                queues.add((start + i) % n);
+            }
+        }
+        PopResult replay = replayOrder(r, queues);
+        if (replay != null) {
+            return replay;
+        }
+        Batch batch = new Batch(r, clock.getAsLong(), PopHandle.ORDER_REVIVE_QID);
+        for (int queueId : queues) {
+            readOrderQueue(batch, queueId, filter);
+        }
+        return batch.result();
+    }
+
+    /**
+     * A POP carrying the attempt id of batches still un-acked and invisible (the client lost the answer and
+     * retries): the same messages with the same popTime, so the receipts it may already hold stay valid. Null when
+     * no queue has such a batch. Queues popped by that attempt share its popTime; only those are answered together.
+     */
+    private PopResult replayOrder(PopRequest r, List<Integer> queues) {
+        if (r.attemptId() == null || r.attemptId().isEmpty()) {
+            return null;
+        }
+        Batch batch = null;
+        for (int queueId : queues) {
+            ReentrantLock lock = queueLock(r.topic(), r.group(), queueId);
+            lock.lock();
+            try {
+                if (!(orders.blocked(r.topic(), r.group(), queueId, r.attemptId(), clock.getAsLong())
+                    instanceof OrderInfoTable.Replay replay)) {
+                    continue;
+                }
+                if (batch == null) {
+                    batch = new Batch(r, replay.popTime(), replay.invisibleTime(), PopHandle.ORDER_REVIVE_QID);
+                } else if (batch.popTime != replay.popTime()) {
+                    continue;
+                }
+                List<StoredRecord> records = readOffsets(r.group(), r.topic(), queueId, replay.offsets());
+                if (!records.isEmpty()) {
+                    batch.add(r.topic(), queueId, PopHandle.NORMAL, records.get(0).queueOffset(), records);
+                    batch.addOrderCounts(queueId, replay.consumedCounts());
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        return batch == null || batch.messages.isEmpty() ? null : batch.result();
+    }
+
+    /** The records at exactly these offsets of the queue (ascending), those the store still holds. */
+    private List<StoredRecord> readOffsets(String group, String topic, int queueId, List<Long> wanted) {
+        List<StoredRecord> found = new ArrayList<>();
+        long from = wanted.get(0);
+        long last = wanted.get(wanted.size() - 1);
+        while (from <= last) {
+            GetMessageResult result = store.getMessage(group, topic, queueId, from, PopRequest.MAX_MSG_NUMS, null);
+            try {
+                if (result.status() == GetMessageStatus.FOUND) {
+                    for (SelectedBuffer b : result.messages()) {
+                        StoredRecord rec = new StoredRecord(b.buffer());
+                        if (wanted.contains(rec.queueOffset())) {
+                            found.add(rec);
+                        }
+                    }
+                }
+                if (result.nextBeginOffset() <= from) {
+                    break;
+                }
+                from = result.nextBeginOffset();
+            } finally {
+                result.close();
+            }
+        }
+        return found;
+    }
+
+    private void readOrderQueue(Batch batch, int queueId, MessageFilter filter) {
+        if (batch.full() || batch.failure != null) {
+            return;
+        }
+        String group = batch.request.group();
+        String topic = batch.request.topic();
+        ReentrantLock lock = queueLock(topic, group, queueId);
+        if (!lock.tryLock()) {
+            batch.restNum += backlog(group, topic, queueId);
+            return;
+        }
+        try {
+            Long reset = offsets.resets().take(topic, group, queueId);
+            if (reset != null) {
+                orders.clearQueue(topic, group, queueId);
+                offsets.commitOffset(null, group, topic, queueId, reset);
+            }
+            OrderInfoTable.QueueState state = orders.blocked(topic, group, queueId, batch.request.attemptId(),
+                clock.getAsLong());
+            if (state instanceof OrderInfoTable.Blocked blocked) {
+                wakeWhenUnblocked(topic, group, queueId, blocked.visibleAt());
+                batch.restNum += backlog(group, topic, queueId);
+                return;
+            }
+            if (state instanceof OrderInfoTable.Replay) {
+                // a batch of this attempt from another pop (another popTime): it stays with its own receipts
+                batch.restNum += backlog(group, topic, queueId);
+                return;
+            }
+            long offset = startOffset(group, topic, queueId, batch.request.initMode());
+            GetMessageResult result = store.getMessage(group, topic, queueId, offset, batch.remaining(), filter);
+            if (result.status() == GetMessageStatus.OFFSET_TOO_SMALL
+                || result.status() == GetMessageStatus.OFFSET_OVERFLOW_BADLY
+                || result.status() == GetMessageStatus.OFFSET_FOUND_NULL) {
+                result.close();
+                offset = result.nextBeginOffset();
+                offsets.commitOffset(null, group, topic, queueId, offset);
+                result = store.getMessage(group, topic, queueId, offset, batch.remaining(), filter);
+            }
+            try {
+                if (result.status() == GetMessageStatus.FOUND && !result.messages().isEmpty()) {
+                    List<StoredRecord> records = new ArrayList<>(result.messages().size());
+                    List<Long> popped = new ArrayList<>(records.size());
+                    for (SelectedBuffer b : result.messages()) {
+                        StoredRecord rec = new StoredRecord(b.buffer());
+                        records.add(rec);
+                        popped.add(rec.queueOffset());
+                    }
+                    // the offset stays where it is: an ACK commits it (OrderInfoTable.ack)
+                    Map<Long, Integer> counts = orders.recordBatch(topic, group, queueId, batch.request.attemptId(),
+                        batch.popTime, batch.invisibleTime, popped, clock.getAsLong());
+                    batch.add(topic, queueId, PopHandle.NORMAL, offset, records);
+                    batch.addOrderCounts(queueId, counts);
+                } else if (result.nextBeginOffset() > offset
+                    && result.status() != GetMessageStatus.NO_MESSAGE_IN_QUEUE
+                    && result.status() != GetMessageStatus.NO_MATCHED_LOGIC_QUEUE) {
+                    // filtered out or a hole, and no batch outstanding (the queue is free): the offset moves on
+                    offsets.commitOffset(null, group, topic, queueId, result.nextBeginOffset());
+                }
+                batch.restNum += Math.max(0, result.maxOffset() - Math.max(offset, result.nextBeginOffset()));
+            } finally {
+                result.close();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long backlog(String group, String topic, int queueId) {
+        return Math.max(0, store.getMaxOffsetInQueue(topic, queueId)
+            - Math.max(0, offsets.queryOffset(group, topic, queueId)));
+    }
+
+    private ReentrantLock queueLock(String topic, String group, int queueId) {
+        return queueLocks.computeIfAbsent(topic + "@" + group + "@" + queueId, k -> new ReentrantLock());
+    }
+
+    /** Pops parked on the topic are re-run when the order queue's block ends (one wake-up per end time). */
+    private void wakeWhenUnblocked(String topic, String group, int queueId, long visibleAt) {
+        String key = topic + "@" + group + "@" + queueId;
+        Long previous = unblockWakes.put(key, visibleAt);
+        if (previous != null && previous == visibleAt) {
+            return;
+        }
+        polling.arriveLater(topic, visibleAt - clock.getAsLong(), () -> unblockWakes.remove(key, visibleAt));
+    }
+
+    /**
+     * ACK of an order message: ignored when the group's offset is already past it or when it belongs to an earlier
+     * batch (RocketMQ's rules); otherwise the offset advances to the batch's first un-acked message, and pops parked
+     * on the topic are re-run once the queue is free.
+     */
+    private PopOutcome orderAck(String group, String topic, int queueId, long offset, PopHandle handle) {
+        ReentrantLock lock = queueLock(topic, group, queueId);
+        lock.lock();
+        OrderInfoTable.AckOutcome outcome;
+        try {
+            if (offset < offsets.queryOffset(group, topic, queueId)) {
+                return PopOutcome.OK;
+            }
+            outcome = orders.ack(topic, group, queueId, offset, handle.popTime(), clock.getAsLong());
+            if (outcome instanceof OrderInfoTable.Commit commit) {
+                offsets.commitOffset(null, group, topic, queueId, commit.nextOffset());
+                counters.countAcked(1);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (outcome instanceof OrderInfoTable.NotInBatch notInBatch) {
+            return new PopOutcome(ResponseCode.MESSAGE_ILLEGAL, notInBatch.reason());
+        }
+        if (orders.blocked(topic, group, queueId, null, clock.getAsLong()) instanceof OrderInfoTable.Free) {
+            polling.arrived(topic);
+        }
+        return PopOutcome.OK;
+    }
+
+    /**
+     * CHANGE_MESSAGE_INVISIBLETIME of an order message: it becomes visible {@code invisibleTime} from now; the answer
+     * keeps the batch's popTime, so the receipt still matches the batch, with the invisible time counted from it.
+     */
+    private ChangeInvisibleResult orderChangeInvisible(String group, String topic, int queueId, long offset,
+                                                       PopHandle handle, long invisibleTime) {
+        ReentrantLock lock = queueLock(topic, group, queueId);
+        lock.lock();
+        OrderInfoTable.ChangeOutcome outcome;
+        try {
+            if (offset < offsets.queryOffset(group, topic, queueId)) {
+                // acked already: nothing of it is invisible any more, the receipt stays as it is (RocketMQ's answer)
+                return new ChangeInvisibleResult(PopOutcome.OK, handle);
+            }
+            outcome = orders.changeInvisible(topic, group, queueId, offset, handle.popTime(), invisibleTime,
+                clock.getAsLong());
+        } finally {
+            lock.unlock();
+        }
+        if (outcome instanceof OrderInfoTable.Changed changed) {
+            wakeWhenUnblocked(topic, group, queueId, changed.popTime() + changed.invisibleTime());
+            return new ChangeInvisibleResult(PopOutcome.OK, new PopHandle(handle.ckQueueOffset(), changed.popTime(),
+                changed.invisibleTime(), PopHandle.ORDER_REVIVE_QID, PopHandle.NORMAL, handle.brokerName(), queueId,
+                offset, handle.commitLogOffset()));
+        }
+        String reason = outcome instanceof OrderInfoTable.Stale stale ? stale.reason()
+            : ((OrderInfoTable.NotInBatch) outcome).reason();
+        return new ChangeInvisibleResult(new PopOutcome(ResponseCode.MESSAGE_ILLEGAL,
+            "cannot change the invisible time of order message " + topic + "@" + queueId + ":" + offset + ": "
+                + reason), null);
+    }
+
+    /** Writes the order-POP state ({@code config/consumerOrderInfo.json}) after dropping idle queues. */
+    public void persistOrderInfo() throws IOException {
+        orders.persist(clock.getAsLong());
+    }
+
+    // ---- peek ----------------------------------------------------------------------------------------------------
+
+    /**
+     * PEEK_MESSAGE: up to {@code maxMsgNums} messages from the group's POP offset (the committed offset, else the
+     * queue's min offset), the retry topics included, without checkpoint, invisibility or offset change. SUCCESS
+     * with messages, PULL_NOT_FOUND without; refusals as for a pop.
+     */
+    public PopResult peek(String group, String topic, int queueId, int maxMsgNums) {
+        BrokerPermission permission = topics.brokerPermission();
+        if (!permission.readable()) {
+            return PopResult.refused(ResponseCode.NO_PERMISSION, permission.forbidden("peeking"));
+        }
+        if (maxMsgNums <= 0 || maxMsgNums > PopRequest.MAX_MSG_NUMS) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "maxMsgNums must be 1 to "
+                + PopRequest.MAX_MSG_NUMS + ": " + maxMsgNums);
+        }
+        TopicConfig config = topics.get(topic);
+        if (config == null) {
+            return PopResult.refused(ResponseCode.TOPIC_NOT_EXIST, "topic[" + topic + "] not exist, apply first please!");
+        }
+        if (!config.isReadable()) {
+            return PopResult.refused(ResponseCode.NO_PERMISSION, "the topic[" + topic + "] peeking message is forbidden");
+        }
+        if (queueId >= config.readQueueNums()) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "queueId[" + queueId + "] is illegal, topic:["
+                + topic + "] topicConfig.readQueueNums:[" + config.readQueueNums() + "] consumer:[" + group + "]");
+        }
+        Optional<SubscriptionGroupConfig> groupConfig;
+        try {
+            groupConfig = groups.findOrAutoCreate(group);
+        } catch (IOException e) {
+            return PopResult.refused(ResponseCode.SYSTEM_ERROR, "recording subscription group [" + group
+                + "] failed: " + e.getMessage());
+        }
+        if (groupConfig.isEmpty()) {
+            return PopResult.refused(ResponseCode.SUBSCRIPTION_GROUP_NOT_EXIST, "subscription group [" + group
+                + "] does not exist, apply first please!");
+        }
+        if (!groupConfig.get().consumeEnable()) {
+            return PopResult.refused(ResponseCode.NO_PERMISSION, "subscription group no permission, " + group);
+        }
+        List<byte[]> messages = new ArrayList<>();
+        long restNum = 0;
+        List<Map.Entry<String, Integer>> reads = new ArrayList<>();
+        for (String retryTopic : List.of(PopRetryTopics.v1(group, topic), PopRetryTopics.v2(group, topic))) {
+            TopicConfig retry = topics.get(retryTopic);
+            for (int q = 0; retry != null && q < retry.readQueueNums(); q++) {
+                reads.add(Map.entry(retryTopic, q));
+            }
+        }
+        for (int q = 0; q < config.readQueueNums(); q++) {
+            if (queueId < 0 || queueId == q) {
+                reads.add(Map.entry(topic, q));
+            }
+        }
+        for (Map.Entry<String, Integer> read : reads) {
+            String readTopic = read.getKey();
+            int q = read.getValue();
+            long offset = offsets.queryOffset(group, readTopic, q);
+            if (offset < 0) {
+                offset = store.getMinOffsetInQueue(readTopic, q);
+            }
+            restNum += Math.max(0, store.getMaxOffsetInQueue(readTopic, q) - offset);
+            if (messages.size() >= maxMsgNums) {
+                continue;
+            }
+            GetMessageResult result = store.getMessage(group, readTopic, q, offset, maxMsgNums - messages.size(), null);
+            if (result.status() == GetMessageStatus.OFFSET_TOO_SMALL
+                || result.status() == GetMessageStatus.OFFSET_OVERFLOW_BADLY) {
+                result.close();
+                result = store.getMessage(group, readTopic, q, result.nextBeginOffset(), maxMsgNums - messages.size(),
+                    null);
+            }
+            try {
+                if (result.status() == GetMessageStatus.FOUND) {
+                    for (SelectedBuffer b : result.messages()) {
+                        StoredRecord rec = new StoredRecord(b.buffer());
+                        // a retried message shows its original topic, as a pop gives it
+                        messages.add(readTopic.equals(topic) ? rec.bytes()
+                            : rec.withTopicAndProperties(topic, Map.of()));
+                    }
+                }
+            } finally {
+                result.close();
+            }
+        }
+        if (messages.isEmpty()) {
+            return new PopResult(new PopOutcome(ResponseCode.PULL_NOT_FOUND, "NO_MESSAGE_IN_QUEUE"), clock.getAsLong(),
+                0, 0, restNum, List.of(), List.of(), "", "");
+        }
+        return new PopResult(new PopOutcome(ResponseCode.SUCCESS, "FOUND"), clock.getAsLong(), 0, 0, restNum,
+            List.copyOf(messages), List.of(), "", "");
     }
 
     // ---- ack and change invisible time ---------------------------------------------------------------------------
@@ -452,6 +853,9 @@ public final class PopService {
         PopOutcome refused = checkMessage(topic, queueId, offset, handle);
         if (refused != null) {
             return refused;
+        }
+        if (handle.isOrder()) {
+            return orderAck(group, topic, queueId, offset, handle);
         }
         PopRecords.Ack ack = new PopRecords.Ack(offset, handle.ckQueueOffset(), group, topic, queueId,
             handle.popTime(), handle.brokerName());
@@ -481,7 +885,7 @@ public final class PopService {
         }
         for (BatchAckEntry e : entries) {
             if (e.reviveQid() == PopHandle.ORDER_REVIVE_QID) {
-                return new PopOutcome(ResponseCode.SYSTEM_ERROR, ORDER_REFUSED);
+                return new PopOutcome(ResponseCode.SYSTEM_ERROR, ORDER_BATCH_ACK_REFUSED);
             }
             String realTopic = new PopHandle(0, 0, 0, 0, e.retryFlag(), "", 0, 0, -1).realTopic(e.topic(), e.group());
             TopicConfig config = topics.get(realTopic);
@@ -535,6 +939,9 @@ public final class PopService {
             return new ChangeInvisibleResult(new PopOutcome(ResponseCode.SYSTEM_ERROR,
                 "invisibleTime must be positive: " + invisibleTime), null);
         }
+        if (handle.isOrder()) {
+            return orderChangeInvisible(group, topic, queueId, offset, handle, invisibleTime);
+        }
         long now = clock.getAsLong();
         CheckPoint ck = new CheckPoint(offset, now, invisibleTime, 1, queueId, topic, group, -1, List.of(0),
             settings.brokerName());
@@ -574,7 +981,7 @@ public final class PopService {
                 + ", commit:" + offset + ", store:" + min + "," + max);
         }
         if (handle.isOrder()) {
-            return new PopOutcome(ResponseCode.SYSTEM_ERROR, ORDER_REFUSED);
+            return null;
         }
         if (handle.reviveQid() < 0 || handle.reviveQid() >= settings.reviveQueueNum()) {
             return new PopOutcome(ResponseCode.MESSAGE_ILLEGAL, "revive queue " + handle.reviveQid()

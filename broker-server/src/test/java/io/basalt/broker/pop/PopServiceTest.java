@@ -80,7 +80,7 @@ class PopServiceTest {
     void refusals() throws Exception {
         assertRefused(request("T", 32, false), ResponseCode.SUCCESS, null);
         assertRefused(request("T", 33, false), ResponseCode.SYSTEM_ERROR, "num is greater than 32");
-        assertRefused(request("T", 1, true), ResponseCode.SYSTEM_ERROR, "order POP is not implemented yet");
+        assertRefused(request("T", 1, true), ResponseCode.SUCCESS, null);
         assertRefused(request("Unknown", 1, false), ResponseCode.TOPIC_NOT_EXIST, "not exist");
         writable.set(false);
         assertRefused(request("T", 1, false), ResponseCode.SYSTEM_ERROR, "POP is served by the master only");
