@@ -787,7 +787,7 @@ public final class BrokerController {
             broker.transactionTimeOut(), transactionDecisions, transactionCounters, transactionMetrics,
             System::currentTimeMillis);
         register(endTransactionExecutor, endTransactionProcessor, RequestCode.END_TRANSACTION);
-        grpcServer = grpcServer(broker, sendProcessor, endTransactionProcessor);
+        grpcServer = grpcServer(broker, sendProcessor, endTransactionProcessor, storeHost);
         RouteBodies.BrokerIdentity identity = new RouteBodies.BrokerIdentity(broker.brokerClusterName(),
             broker.brokerName(), broker.brokerId(), broker.brokerIP1() + ":" + broker.listenPort());
         openNameServerState();
@@ -830,15 +830,19 @@ public final class BrokerController {
         }
     }
 
-    /** The gRPC endpoint: sends and transactions run through the remoting processors above; null when turned off. */
-    private GrpcServer grpcServer(BrokerConfig broker, SendMessageProcessor send, EndTransactionProcessor endTransaction) {
+    /** The gRPC endpoint: sends, transactions and dead-lettering run through the remoting processors; null when turned off. */
+    private GrpcServer grpcServer(BrokerConfig broker, SendMessageProcessor send, EndTransactionProcessor endTransaction,
+                                  StoreHost storeHost) {
         if (broker.grpcServerPort() < 0) {
             return null;
         }
         GrpcServer server = new GrpcServer(new GrpcServer.Wiring(broker.brokerName(), broker.brokerId(), broker.brokerIP1(),
             broker.bindAddress(), broker.grpcServerPort(), broker.grpcAdvertisedAddress(), broker.listenPort(), topics::get,
             topics.brokerPermission()::routePerm, subscriptionGroups::get, clients, store, send, endTransaction,
-            configuration.store().maxMessageSize(), tls, accessControl::enabled));
+            configuration.store().maxMessageSize(), tls, accessControl::enabled, pop.service(),
+            new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
+                replication::acceptsWrites, metrics.retryCounts(), brokerStats::sentBack),
+            broker.defaultInvisibleTimeMills(), metrics::messagesOut));
         metrics.registerGrpc(server.counters());
         return server;
     }

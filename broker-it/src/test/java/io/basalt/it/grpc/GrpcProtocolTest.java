@@ -185,14 +185,14 @@ class GrpcProtocolTest {
     }
 
     @Test
-    void popConsumptionAnswersNotImplementedAndHeartbeatNeedsSettings() throws Exception {
+    void receiveWithoutInvisibleDurationIsRefusedAndHeartbeatNeedsSettings() throws Exception {
         withStub("proto-client", stub -> {
             Iterator<ReceiveMessageResponse> stream = stub.receiveMessage(ReceiveMessageRequest.newBuilder()
                 .setGroup(topic("proto-group")).setMessageQueue(MessageQueue.newBuilder().setTopic(topic("ProtoNormal"))
                     .setId(-1)).setBatchSize(1).build());
             ReceiveMessageResponse first = stream.next();
-            assertEquals(Code.NOT_IMPLEMENTED, first.getStatus().getCode());
-            assertTrue(first.getStatus().getMessage().contains("POP consumption over gRPC is not available yet"));
+            assertEquals(Code.ILLEGAL_INVISIBLE_TIME, first.getStatus().getCode());
+            assertTrue(first.getStatus().getMessage().contains("invisible_duration must be between"));
             assertEquals(Code.UNRECOGNIZED_CLIENT_TYPE, stub.heartbeat(HeartbeatRequest.newBuilder().build())
                 .getStatus().getCode());
         });
@@ -233,7 +233,7 @@ class GrpcProtocolTest {
     }
 
     @Test
-    void pushAndSimpleConsumersStartAndAreToldConsumptionIsNotAvailable() throws Exception {
+    void pushAndSimpleConsumersStartAndAnInvisibleDurationUnderTenSecondsIsRefused() throws Exception {
         org.apache.rocketmq.client.apis.ClientServiceProvider provider =
             org.apache.rocketmq.client.apis.ClientServiceProvider.loadService();
         org.apache.rocketmq.client.apis.ClientConfiguration config = org.apache.rocketmq.client.apis.ClientConfiguration
@@ -245,10 +245,9 @@ class GrpcProtocolTest {
              var simple = provider.newSimpleConsumerBuilder().setClientConfiguration(config).setConsumerGroup("proto-simple")
                 .setSubscriptionExpressions(Map.of("ProtoNormal", filter)).setAwaitDuration(Duration.ofSeconds(5)).build()) {
             Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
-                () -> simple.receive(1, Duration.ofSeconds(30)));
+                () -> simple.receive(1, Duration.ofSeconds(5)));
             String causes = GrpcProducerTest.causes(e);
-            assertTrue(causes.contains("50100") && causes.contains("POP consumption over gRPC is not available yet"),
-                causes);
+            assertTrue(causes.contains("40011") && causes.contains("invisible_duration must be between"), causes);
         }
     }
 

@@ -54,6 +54,11 @@ public final class BrokerConfig {
         return values.get(ConfigKeys.GRPC_ADVERTISED_ADDRESS);
     }
 
+    /** Invisible time of gRPC auto-renew receives, ms. */
+    public long defaultInvisibleTimeMills() {
+        return values.get(ConfigKeys.DEFAULT_INVISIBLE_TIME_MILLS);
+    }
+
     public String bindAddress() {
         return values.get(ConfigKeys.BIND_ADDRESS);
     }

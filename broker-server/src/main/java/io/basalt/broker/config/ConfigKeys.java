@@ -59,6 +59,10 @@ final class ConfigKeys {
         optionalHostPort(), "",
         "Basalt: host:port this broker gives gRPC clients in routes (behind NAT or a port mapping); by default"
             + " brokerIP1 and the port the gRPC endpoint listens on");
+    static final ConfigKey<Long> DEFAULT_INVISIBLE_TIME_MILLS = key("defaultInvisibleTimeMills", SECTION,
+        longInteger(1000, 12 * 3_600_000L), "60000",
+        "Invisible time of a message a gRPC push consumer receives with auto-renew, ms (RocketMQ's proxy key); the"
+            + " broker renews it while the consumer still holds the message");
     static final ConfigKey<String> BIND_ADDRESS = key("bindAddress", SECTION, token("an address without spaces"), "0.0.0.0",
         "Local address the remoting and HA ports listen on");
     static final ConfigKey<String> BROKER_IP1 = computed("brokerIP1", SECTION, token("an address without spaces"), "an address of this host",
@@ -256,7 +260,7 @@ final class ConfigKeys {
 
     /** The broker's own keys, in documentation order. */
     static final KeyTable BROKER = KeyTable.of(List.of(
-        BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, GRPC_SERVER_PORT, GRPC_ADVERTISED_ADDRESS, BIND_ADDRESS,
+        BROKER_CLUSTER_NAME, BROKER_NAME, BROKER_ID, BROKER_ROLE, LISTEN_PORT, GRPC_SERVER_PORT, GRPC_ADVERTISED_ADDRESS, DEFAULT_INVISIBLE_TIME_MILLS, BIND_ADDRESS,
         BROKER_IP1, BROKER_IP2,
         NAMESRV_ADDR, BROKER_PERMISSION,
         AUTO_CREATE_TOPIC_ENABLE, AUTO_CREATE_TOPIC_PER_CLIENT_PER_SECOND, DEFAULT_TOPIC_QUEUE_NUMS, CLUSTER_TOPIC_ENABLE, BROKER_TOPIC_ENABLE, TRACE_TOPIC_ENABLE,

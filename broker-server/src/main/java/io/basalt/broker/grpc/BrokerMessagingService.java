@@ -25,7 +25,10 @@ import apache.rocketmq.v2.SendMessageResponse;
 import apache.rocketmq.v2.Status;
 import apache.rocketmq.v2.TelemetryCommand;
 import io.basalt.remoting.processor.RequestContext;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.stub.StreamObserver;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -34,27 +37,25 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code apache.rocketmq.v2.MessagingService} as this broker serves it. Every call first needs the client's id
  * ({@code x-mq-client-id}, else CLIENT_ID_REQUIRED); results and errors travel in the response's application status.
- * Consumption needs POP, which the broker does not serve over gRPC yet: those calls answer NOT_IMPLEMENTED. The
- * offset RPCs RocketMQ does not implement either keep the gRPC UNIMPLEMENTED of the generated base class.
+ * Consumption (ReceiveMessage, AckMessage, ChangeInvisibleDuration, ForwardMessageToDeadLetterQueue) is POP through
+ * {@link GrpcConsumption}. The offset RPCs RocketMQ does not implement either keep the gRPC UNIMPLEMENTED of the generated base class.
  */
 final class BrokerMessagingService extends MessagingServiceGrpc.MessagingServiceImplBase {
     private static final Logger log = LoggerFactory.getLogger(BrokerMessagingService.class);
-    static final String POP_MISSING = "POP consumption over gRPC is not available yet on this broker (ReceiveMessage,"
-        + " AckMessage, ChangeInvisibleDuration and ForwardMessageToDeadLetterQueue need it); consume with a remoting"
-        + " (4.x/5.x push or pull) consumer";
-
     private final RouteAnswers routes;
     private final GrpcClients clients;
     private final SettingsReplies settings;
     private final GrpcSends sends;
     private final GrpcTransactions transactions;
+    private final GrpcConsumption consumption;
     private final GrpcCounters counters;
     private final java.util.function.BooleanSupplier overloaded;
 
     /** @param overloaded whether the endpoint's request queue is past its flow limit (calls answer TOO_MANY_REQUESTS) */
     BrokerMessagingService(RouteAnswers routes, GrpcClients clients, SettingsReplies settings, GrpcSends sends,
-                           GrpcTransactions transactions, GrpcCounters counters,
+                           GrpcTransactions transactions, GrpcConsumption consumption, GrpcCounters counters,
                            java.util.function.BooleanSupplier overloaded) {
+        this.consumption = consumption;
         this.routes = routes;
         this.clients = clients;
         this.settings = settings;
@@ -94,16 +95,30 @@ final class BrokerMessagingService extends MessagingServiceGrpc.MessagingService
 
     @Override
     public void receiveMessage(ReceiveMessageRequest request, StreamObserver<ReceiveMessageResponse> out) {
-        unary("ReceiveMessage", out, s -> ReceiveMessageResponse.newBuilder().setStatus(s).build(),
-            ReceiveMessageResponse::getStatus, m -> CompletableFuture.completedFuture(ReceiveMessageResponse.newBuilder()
-                .setStatus(GrpcCodes.status(Code.NOT_IMPLEMENTED, POP_MISSING)).build()));
+        ClientMetadata metadata = ClientMetadata.current();
+        if (!metadata.hasClientId()) {
+            counters.answered("ReceiveMessage", Code.CLIENT_ID_REQUIRED);
+            out.onNext(ReceiveMessageResponse.newBuilder().setStatus(clientIdRequired()).build());
+            out.onCompleted();
+            return;
+        }
+        Deadline deadline = Context.current().getDeadline();
+        long remainingMs = deadline == null ? -1 : Math.max(0, deadline.timeRemaining(TimeUnit.MILLISECONDS));
+        try {
+            consumption.receive(request, metadata.clientId(), context(metadata), remainingMs, out);
+        } catch (RuntimeException e) {
+            log.warn("gRPC ReceiveMessage from {} failed", metadata.clientId(), e);
+            counters.answered("ReceiveMessage", Code.INTERNAL_SERVER_ERROR);
+            out.onNext(ReceiveMessageResponse.newBuilder().setStatus(GrpcCodes.status(Code.INTERNAL_SERVER_ERROR,
+                "ReceiveMessage failed: " + e)).build());
+            out.onCompleted();
+        }
     }
 
     @Override
     public void ackMessage(AckMessageRequest request, StreamObserver<AckMessageResponse> out) {
         unary("AckMessage", out, s -> AckMessageResponse.newBuilder().setStatus(s).build(), AckMessageResponse::getStatus,
-            m -> CompletableFuture.completedFuture(AckMessageResponse.newBuilder()
-                .setStatus(GrpcCodes.status(Code.NOT_IMPLEMENTED, POP_MISSING)).build()));
+            m -> CompletableFuture.completedFuture(consumption.ack(request, m.clientId())));
     }
 
     @Override
@@ -112,8 +127,7 @@ final class BrokerMessagingService extends MessagingServiceGrpc.MessagingService
         unary("ForwardMessageToDeadLetterQueue", out,
             s -> ForwardMessageToDeadLetterQueueResponse.newBuilder().setStatus(s).build(),
             ForwardMessageToDeadLetterQueueResponse::getStatus,
-            m -> CompletableFuture.completedFuture(ForwardMessageToDeadLetterQueueResponse.newBuilder()
-                .setStatus(GrpcCodes.status(Code.NOT_IMPLEMENTED, POP_MISSING)).build()));
+            m -> consumption.forwardToDeadLetterQueue(request, m.clientId(), context(m)));
     }
 
     @Override
@@ -121,8 +135,7 @@ final class BrokerMessagingService extends MessagingServiceGrpc.MessagingService
         StreamObserver<ChangeInvisibleDurationResponse> out) {
         unary("ChangeInvisibleDuration", out, s -> ChangeInvisibleDurationResponse.newBuilder().setStatus(s).build(),
             ChangeInvisibleDurationResponse::getStatus,
-            m -> CompletableFuture.completedFuture(ChangeInvisibleDurationResponse.newBuilder()
-                .setStatus(GrpcCodes.status(Code.NOT_IMPLEMENTED, POP_MISSING)).build()));
+            m -> CompletableFuture.completedFuture(consumption.changeInvisibleDuration(request, m.clientId())));
     }
 
     @Override

@@ -25,11 +25,22 @@ final class GrpcClients {
     private final ClientManager clients;
     private final TransactionOffsets transactions;
     private final LongFunction<StoredMessage> messageAt;
+    private volatile java.util.function.Consumer<String> departure = clientId -> { };
 
     GrpcClients(ClientManager clients, TransactionOffsets transactions, LongFunction<StoredMessage> messageAt) {
         this.clients = clients;
         this.transactions = transactions;
         this.messageAt = messageAt;
+    }
+
+    /** Told the id of a client that ends or whose Telemetry stream closes. */
+    void onDeparture(java.util.function.Consumer<String> departure) {
+        this.departure = departure;
+    }
+
+    /** The client's Telemetry stream closed. */
+    void streamClosed(String clientId) {
+        departure.accept(clientId);
     }
 
     /** The client's connection, created at its first call. */
@@ -74,6 +85,7 @@ final class GrpcClients {
             clients.connectionClosed(c);
             c.close();
         }
+        departure.accept(clientId);
         return s != null;
     }
 

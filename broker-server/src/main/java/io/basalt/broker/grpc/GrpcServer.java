@@ -2,6 +2,7 @@ package io.basalt.broker.grpc;
 
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.config.HostPort;
+import io.basalt.broker.pop.PopService;
 import io.basalt.broker.subscription.SubscriptionGroupConfig;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.common.concurrent.DaemonThreads;
@@ -49,12 +50,20 @@ public final class GrpcServer {
                          Function<String, TopicConfig> topics, IntUnaryOperator routePerm,
                          Function<String, Optional<SubscriptionGroupConfig>> groups, ClientManager clients,
                          MessageStore store, RequestProcessor sendProcessor, RequestProcessor endTransactionProcessor,
-                         int maxMessageSize, TlsSettings tls, BooleanSupplier aclOn) { }
+                         int maxMessageSize, TlsSettings tls, BooleanSupplier aclOn, PopService pop,
+                         RequestProcessor sendBackProcessor, long autoRenewInvisibleMs, Delivered delivered) { }
+
+    /** Told of messages handed to a gRPC consumer (RocketMQ's messages-out traffic, as for remoting pulls). */
+    @FunctionalInterface
+    public interface Delivered {
+        void messagesOut(String topic, String group, int messages, long bytes);
+    }
 
     private final Wiring wiring;
     private final GrpcCounters counters = new GrpcCounters();
     private final GrpcClients clients;
     private final BrokerMessagingService service;
+    private final AutoRenewals renewals;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private volatile ThreadPoolExecutor executor;
@@ -64,13 +73,18 @@ public final class GrpcServer {
         this.wiring = wiring;
         TransactionOffsets transactions = new TransactionOffsets(wiring.store());
         this.clients = new GrpcClients(wiring.clients(), transactions, wiring.store()::lookMessageByOffset);
+        this.renewals = new AutoRenewals(wiring.pop(), System::currentTimeMillis);
+        clients.onDeparture(renewals::clientGone);
         this.service = new BrokerMessagingService(
             new RouteAnswers(wiring.brokerName(), wiring.brokerId(), this::advertised, wiring.topics(),
                 wiring.routePerm(), group -> wiring.groups().apply(group).map(SubscriptionGroupConfig::consumeMessageOrderly)
                 .orElse(false)),
             clients, new SettingsReplies(wiring.maxMessageSize(), wiring.groups()),
             new GrpcSends(wiring.topics(), wiring.routePerm(), wiring.maxMessageSize(), wiring.sendProcessor(), transactions),
-            new GrpcTransactions(transactions, wiring.endTransactionProcessor()), counters, this::overloaded);
+            new GrpcTransactions(transactions, wiring.endTransactionProcessor()),
+            new GrpcConsumption(wiring.pop(), wiring.groups(), wiring.sendBackProcessor(),
+                wiring.store()::lookMessageByOffset, System::currentTimeMillis,
+                wiring.autoRenewInvisibleMs(), renewals, counters, wiring.delivered()), counters, this::overloaded);
     }
 
     public GrpcCounters counters() {
@@ -112,6 +126,7 @@ public final class GrpcServer {
             }
             throw e;
         }
+        renewals.start();
         log.info("gRPC endpoint for RocketMQ 5.x SDKs listening on port {} (TLS {}: {}), advertised as {}", port(),
             mode.name().toLowerCase(java.util.Locale.ROOT), mode == TlsMode.DISABLED ? "plaintext only"
                 : mode == TlsMode.ENFORCING ? "TLS only" : "TLS and plaintext on the same port", advertised());
@@ -150,6 +165,7 @@ public final class GrpcServer {
             server.shutdownNow();
         }
         server = null;
+        renewals.shutdown();
         stopThreads();
     }
 

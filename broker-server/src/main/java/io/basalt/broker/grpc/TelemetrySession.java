@@ -84,6 +84,7 @@ final class TelemetrySession implements StreamObserver<TelemetryCommand> {
     }
 
     private void detach() {
+        clients.streamClosed(metadata.clientId());
         GrpcClientConnection c = connection;
         if (c != null) {
             c.detach(out);

@@ -3,7 +3,8 @@
  * itself: the endpoint ({@link io.basalt.broker.grpc.GrpcServer}, TLS and plaintext on one port), the client
  * metadata, routes and assignments naming this broker, the Telemetry settings handshake, sends and transactions run
  * through the broker's own send and end-transaction processors, and the transaction back-check delivered on the
- * producer's Telemetry stream. Consumption (POP: ReceiveMessage, AckMessage, ChangeInvisibleDuration,
- * ForwardMessageToDeadLetterQueue) answers NOT_IMPLEMENTED.
+ * producer's Telemetry stream, and consumption over POP (ReceiveMessage, AckMessage, ChangeInvisibleDuration,
+ * ForwardMessageToDeadLetterQueue, auto-renew of push consumers' receipts); FIFO groups' receives answer
+ * NOT_IMPLEMENTED until order POP is served.
  */
 package io.basalt.broker.grpc;

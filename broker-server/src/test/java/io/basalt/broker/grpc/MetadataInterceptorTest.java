@@ -80,7 +80,7 @@ class MetadataInterceptorTest {
     @Test
     void pastTheFlowLimitCallsAreAnsweredTooManyRequests() throws Exception {
         GrpcCounters counters = new GrpcCounters();
-        BrokerMessagingService overloaded = new BrokerMessagingService(null, null, null, null, null, counters, () -> true);
+        BrokerMessagingService overloaded = new BrokerMessagingService(null, null, null, null, null, null, counters, () -> true);
         String name = "flow-" + System.nanoTime();
         Server server = InProcessServerBuilder.forName(name).directExecutor()
             .addService(ServerInterceptors.intercept(overloaded, new MetadataInterceptor(() -> false, counters)))
