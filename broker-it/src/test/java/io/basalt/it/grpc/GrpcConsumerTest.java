@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -75,6 +76,14 @@ class GrpcConsumerTest {
         failing.setRetryMaxTimes(1);
         admin.createAndUpdateSubscriptionGroupConfig(broker.address(), failing);
         admin.examineTopicStats("GrpcFailing");
+        admin.createTopic("DefaultCluster", "GrpcOrdered", 2, Map.of("+message.type", "FIFO"));
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+            .until(() -> admin.examineTopicConfig(broker.address(), "GrpcOrdered") != null);
+        org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig orderly =
+            new org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig();
+        orderly.setGroupName("GrpcOrderedGroup");
+        orderly.setConsumeMessageOrderly(true);
+        admin.createAndUpdateSubscriptionGroupConfig(broker.address(), orderly);
     }
 
     static void createTopic(String topic, int queues) throws Exception {
@@ -265,5 +274,40 @@ class GrpcConsumerTest {
         await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() -> admin.examineTopicStats(
             "%DLQ%GrpcFailingGroup").getOffsetTable().values().stream().mapToLong(o -> o.getMaxOffset()).sum() == 1);
         assertTrue(attempts.get() >= 2, "attempts before the dead letter queue: " + attempts.get());
+    }
+
+    @Test
+    void aFifoGroupGetsEachMessageGroupInOrderAndAFailedMessageAgainBeforeTheNext() throws Exception {
+        Map<String, List<String>> seen = new ConcurrentHashMap<>();
+        AtomicInteger failuresLeft = new AtomicInteger(1);
+        PushConsumer push = PROVIDER.newPushConsumerBuilder().setClientConfiguration(configuration())
+            .setConsumerGroup("GrpcOrderedGroup")
+            .setSubscriptionExpressions(Map.of("GrpcOrdered", FilterExpression.SUB_ALL))
+            .setMessageListener(m -> {
+                String body = body(m);
+                // the first delivery of a#3 fails: FIFO retries it in place before a#4 comes
+                if (body.equals("a#3") && failuresLeft.getAndDecrement() > 0) {
+                    return ConsumeResult.FAILURE;
+                }
+                seen.computeIfAbsent(m.getMessageGroup().orElseThrow(), g -> new CopyOnWriteArrayList<>()).add(body);
+                return ConsumeResult.SUCCESS;
+            }).build();
+        closing.add(push);
+        Producer p = PROVIDER.newProducerBuilder().setClientConfiguration(configuration()).setTopics("GrpcOrdered").build();
+        List<String> expectedA = new ArrayList<>();
+        List<String> expectedB = new ArrayList<>();
+        try (p) {
+            for (int i = 0; i < 10; i++) {
+                for (String g : List.of("a", "b")) {
+                    p.send(PROVIDER.newMessageBuilder().setTopic("GrpcOrdered").setMessageGroup(g)
+                        .setBody(utf8(g + "#" + i)).build());
+                    (g.equals("a") ? expectedA : expectedB).add(g + "#" + i);
+                }
+            }
+        }
+        await().atMost(Duration.ofSeconds(90)).until(() -> seen.getOrDefault("a", List.of()).size() >= 10
+            && seen.getOrDefault("b", List.of()).size() >= 10);
+        assertEquals(expectedA, seen.get("a"));
+        assertEquals(expectedB, seen.get("b"));
     }
 }

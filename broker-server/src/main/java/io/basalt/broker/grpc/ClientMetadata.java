@@ -32,9 +32,20 @@ record ClientMetadata(String clientId, String language, String version, String n
         return !clientId.isBlank();
     }
 
-    /** The remoting language code name for the client registries: JAVA, GO, ...; OTHER when unknown. */
+    /**
+     * The names of RocketMQ 5.2.0's remoting {@code LanguageCode}: the only ones its admin tools can read back from
+     * a connection listing (an unknown name there decodes as no language at all).
+     */
+    private static final java.util.Set<String> REMOTING_LANGUAGES = java.util.Set.of("JAVA", "CPP", "DOTNET", "PYTHON",
+        "DELPHI", "ERLANG", "RUBY", "OTHER", "HTTP", "GO", "PHP", "OMS", "RUST");
+
+    /**
+     * The remoting language code name for the client registries: JAVA, GO, ...; OTHER when absent or not a 5.2.0
+     * code (older Node.js SDKs send {@code nodejs}, and there is no remoting code for Node.js).
+     */
     String languageName() {
-        return language.isBlank() ? "OTHER" : language.trim().toUpperCase(java.util.Locale.ROOT);
+        String name = language.trim().toUpperCase(java.util.Locale.ROOT);
+        return REMOTING_LANGUAGES.contains(name) ? name : "OTHER";
     }
 
     /** The remote address as host:port, without a leading slash. */

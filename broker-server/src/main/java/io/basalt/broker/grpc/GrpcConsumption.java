@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * POP consumption over gRPC (protocol notes §2.6.5–§2.6.8): ReceiveMessage pops this broker's queues through the
  * {@link PopService}, AckMessage / ChangeInvisibleDuration act on the receipt handles it gave, and
  * ForwardMessageToDeadLetterQueue sends a message to {@code %DLQ%<group>} through the broker's send-back processor,
- * then acks it. FIFO groups need order POP, which this broker does not serve yet: their receives are refused.
+ * then acks it. A FIFO group (consumeMessageOrderly) receives by order POP, its delivery attempts counted by the
+ * order state.
  */
 final class GrpcConsumption {
     private static final Logger log = LoggerFactory.getLogger(GrpcConsumption.class);
@@ -57,9 +58,6 @@ final class GrpcConsumption {
     static final long DEADLINE_MARGIN_MS = 500;
     /** Invisible time given to a message the stream could not carry: it is re-delivered soon. */
     static final long UNDELIVERED_INVISIBLE_MS = 1_000;
-    static final String FIFO_MISSING = "this consumer group consumes orderly (consumeMessageOrderly=true), which needs"
-        + " order POP; order POP over gRPC is not available yet on this broker: consume the group with a remoting"
-        + " orderly consumer, or set consumeMessageOrderly=false";
 
     private final PopService pop;
     private final Function<String, Optional<SubscriptionGroupConfig>> groups;
@@ -98,10 +96,8 @@ final class GrpcConsumption {
         String topic = request.getMessageQueue().getTopic().getName();
         // an unknown group is auto-created (or refused) by the pop itself; until then it has the defaults
         SubscriptionGroupConfig groupConfig = groups.apply(group).orElse(SubscriptionGroupConfig.defaults(group));
-        if (groupConfig.consumeMessageOrderly()) {
-            finish(out, GrpcCodes.status(Code.NOT_IMPLEMENTED, FIFO_MISSING), List.of());
-            return;
-        }
+        // a FIFO group receives by order POP: a queue stays blocked while its last batch is un-acked and invisible
+        boolean fifo = groupConfig.consumeMessageOrderly();
         long pollMs = ReceiveRules.pollingTime(request, remainingMs);
         if (pollMs < 0) {
             finish(out, GrpcCodes.status(Code.ILLEGAL_POLLING_TIME, "the call's deadline leaves " + remainingMs
@@ -119,7 +115,8 @@ final class GrpcConsumption {
         String expression = request.getFilterExpression().getExpression();
         PopRequest popRequest = new PopRequest(group, topic, -1,
             Math.max(1, Math.min(request.getBatchSize(), PopRequest.MAX_MSG_NUMS)), invisibleMs, pollMs,
-            PopRequest.INIT_MODE_MAX, sql ? "SQL92" : "TAG", expression, false);
+            PopRequest.INIT_MODE_MAX, sql ? "SQL92" : "TAG", expression, fifo,
+            fifo && request.hasAttemptId() ? request.getAttemptId() : null);
         int maxAttempts = groupConfig.retryMaxTimes() + 1;
         pop.pop(popRequest).whenComplete((result, failure) -> {
             if (failure != null) {
@@ -176,7 +173,14 @@ final class GrpcConsumption {
                 continue;
             }
             Message message = ReceiveRules.toMessage(stored, topic, handle);
-            if (stored.reconsumeTimes() >= maxAttempts) {
+            int reconsumeTimes = stored.reconsumeTimes();
+            if (handle.isOrder()) {
+                // an order message is re-delivered in place: its count is the order state's, not the record's
+                reconsumeTimes = OrderCounts.parse(result.orderCountInfo()).times(handle.queueId(), handle.offset());
+                message = message.toBuilder().setSystemProperties(message.getSystemProperties().toBuilder()
+                    .setDeliveryAttempt(reconsumeTimes + 1)).build();
+            }
+            if (reconsumeTimes >= maxAttempts) {
                 forward(group, topic, handle, message.getSystemProperties().getMessageId(), context);
                 continue;
             }
