@@ -51,6 +51,8 @@ class OrderPopTest {
                     send(producer, topic, 0, "q0-" + i);
                     send(producer, topic, 1, "q1-" + i);
                 }
+                pop.awaitQueued(topic, 0, 3);
+                pop.awaitQueued(topic, 1, 3);
                 List<MessageExt> first = popAll(pop, topic, 6, 60_000, "attempt-1");
                 Map<Integer, List<String>> byQueue = byQueue(first);
                 assertEquals(List.of("q0-0", "q0-1", "q0-2"), byQueue.get(0), "queue order");
@@ -98,6 +100,7 @@ class OrderPopTest {
                 for (int i = 0; i < 3; i++) {
                     send(producer, topic, 0, "m" + i);
                 }
+                pop.awaitQueued(topic, 0, 3);
                 List<MessageExt> first = popAll(pop, topic, 3, 3000, "first");
                 assertEquals(AckStatus.OK, pop.ack(first.get(0)).getStatus());
                 List<MessageExt> again = new ArrayList<>();

@@ -48,13 +48,12 @@ class PeekMessageTest {
                 }
                 PopClient client = new PopClient(producer.getDefaultMQProducerImpl().getMqClientFactory()
                     .getMQClientAPIImpl(), broker.brokerName(), broker.address(), GROUP);
+                client.awaitQueued(topic, 0, 2);
                 for (int round = 0; round < 2; round++) {
                     RemotingCommand peeked = client.peek(topic, 0, 32);
                     assertEquals(ResponseCode.SUCCESS, peeked.getCode(), peeked.getRemark());
                     assertEquals(List.of("p0", "p1"), bodies(peeked), "peek " + round);
-                    PopMessageResponseHeader header = (PopMessageResponseHeader) peeked.decodeCommandCustomHeader(
-                        PopMessageResponseHeader.class);
-                    assertEquals(2, header.getRestNum());
+                    assertEquals(2, header(peeked).getRestNum());
                 }
                 PopResult popped = client.pop(topic, 0, 32, 60_000, 1000);
                 assertEquals(PopStatus.FOUND, popped.getPopStatus());
@@ -68,6 +67,10 @@ class PeekMessageTest {
                 producer.shutdown();
             }
         }
+    }
+
+    private static PopMessageResponseHeader header(RemotingCommand response) throws Exception {
+        return (PopMessageResponseHeader) response.decodeCommandCustomHeader(PopMessageResponseHeader.class);
     }
 
     private static List<String> bodies(RemotingCommand response) {

@@ -143,6 +143,20 @@ final class PopClient {
         return api.getRemotingClient().invokeSync(address, RemotingCommand.createRequestCommand(200052, h), TIMEOUT_MS);
     }
 
+    /**
+     * Waits until the group's next {@code count} messages of a queue are in it (PEEK takes nothing). A send is answered
+     * once stored in the CommitLog and its queue entry follows asynchronously: a pop right after the sends could get
+     * only part of them.
+     */
+    void awaitQueued(String topic, int queueId, int count) {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> {
+            RemotingCommand peeked = peek(topic, queueId, 32);
+            return peeked.getCode() == org.apache.rocketmq.remoting.protocol.ResponseCode.SUCCESS
+                && org.apache.rocketmq.common.message.MessageDecoder.decodes(
+                    java.nio.ByteBuffer.wrap(peeked.getBody())).size() >= count;
+        });
+    }
+
     private static AckCallback callback(CompletableFuture<AckResult> result) {
         return new AckCallback() {
             @Override
