@@ -4,7 +4,6 @@
  * metadata, routes and assignments naming this broker, the Telemetry settings handshake, sends and transactions run
  * through the broker's own send and end-transaction processors, and the transaction back-check delivered on the
  * producer's Telemetry stream, and consumption over POP (ReceiveMessage, AckMessage, ChangeInvisibleDuration,
- * ForwardMessageToDeadLetterQueue, auto-renew of push consumers' receipts); FIFO groups' receives answer
- * NOT_IMPLEMENTED until order POP is served.
+ * ForwardMessageToDeadLetterQueue, auto-renew of push consumers' receipts); FIFO groups receive by order POP.
  */
 package io.basalt.broker.grpc;
