@@ -839,7 +839,7 @@ public final class BrokerController {
         GrpcServer server = new GrpcServer(new GrpcServer.Wiring(broker.brokerName(), broker.brokerId(), broker.brokerIP1(),
             broker.bindAddress(), broker.grpcServerPort(), broker.grpcAdvertisedAddress(), broker.listenPort(), topics::get,
             topics.brokerPermission()::routePerm, subscriptionGroups::get, clients, store, send, endTransaction,
-            configuration.store().maxMessageSize(), tls, accessControl::enabled, pop.service(),
+            configuration.store().maxMessageSize(), tls, accessControl, pop.service(),
             new ConsumerSendMsgBackProcessor(store, topics, subscriptionGroups, storeHost.address(),
                 replication::acceptsWrites, metrics.retryCounts(), brokerStats::sentBack),
             broker.defaultInvisibleTimeMills(), metrics::messagesOut));

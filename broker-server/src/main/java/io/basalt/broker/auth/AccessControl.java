@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,9 @@ import io.basalt.remoting.protocol.ResponseCode;
  * <p>NOTIFY_BROKER_ROLE_CHANGED (1008) comes from the RocketMQ Controller, which does not sign: it is let in, and a
  * broker with access control on treats it only as a reason to ask the Controller (the pushed content is not applied).
  * Route reads of a broker that is its own NameServer are let in too, as RocketMQ's NameServer never checks them.
+ *
+ * <p>The gRPC endpoint of the 5.x SDKs checks its calls here too ({@link #refuseCall}): the same accounts, users,
+ * policies and white addresses, with the SDKs' signature ({@link GrpcSignature}) in place of the remoting one.
  * Thread-safe.
  */
 public final class AccessControl implements RequestGate {
@@ -50,6 +54,9 @@ public final class AccessControl implements RequestGate {
     private static final Set<Integer> UNSIGNED = Set.of(RequestCode.NOTIFY_BROKER_ROLE_CHANGED,
         RequestCode.GET_ROUTEINFO_BY_TOPIC, RequestCode.GET_BROKER_CLUSTER_INFO,
         RequestCode.GET_ALL_TOPIC_LIST_FROM_NAMESERVER, RequestCode.GET_TOPICS_BY_CLUSTER);
+
+    /** The request code of a gRPC call: none, so no admin code and no entry of ACL 2.0's code white lists. */
+    private static final int NO_CODE = -1;
 
     private final PlainAccessCheck v1;
     private final UserAccessCheck v2;
@@ -130,7 +137,7 @@ public final class AccessControl implements RequestGate {
             AuthDecision decision = v1.check(request, address);
             counters.record("v1", decision);
             if (decision.denied()) {
-                logRefusal("v1", decision, request, address);
+                logRefusal("v1", decision, "request code " + request.code(), address);
                 return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, V1_EXCEPTION + decision.message()
                     + " (request code " + request.code() + ")");
             }
@@ -139,12 +146,73 @@ public final class AccessControl implements RequestGate {
             AuthDecision decision = v2.check(request, address);
             counters.record("v2", decision);
             if (decision.denied()) {
-                logRefusal("v2", decision, request, address);
+                logRefusal("v2", decision, "request code " + request.code(), address);
                 return RemotingCommand.response(ResponseCode.NO_PERMISSION, decision.message()
                     + " (request code " + request.code() + ")");
             }
         }
         return null;
+    }
+
+    /**
+     * A refused gRPC call.
+     *
+     * @param unauthenticated whether the caller was not authenticated (no, an unknown or a malformed credential, a
+     *                        wrong signature) rather than not allowed what it asked
+     * @param message         RocketMQ's message, with the RPC and the access key
+     */
+    public record CallRefusal(boolean unauthenticated, String message) { }
+
+    /**
+     * Checks a gRPC call of a 5.x SDK as {@link #refuse} checks a remoting request (ACL 1.0, then ACL 2.0; white
+     * addresses as there), counted and logged the same way.
+     *
+     * @param rpc        the RPC's name, for the message and the log
+     * @param accessKey  the access key of the call's {@code authorization} header, null when it has none
+     * @param signedWith whether the call's signature is the one of a secret key (or password)
+     * @param needs      the topics and groups the call touches
+     * @return the refusal, empty when the call may go on
+     */
+    public Optional<CallRefusal> refuseCall(String rpc, String accessKey, Predicate<String> signedWith,
+                                            List<NeededResources.Need> needs, SocketAddress remote) {
+        String address = address(remote);
+        String who = accessKey == null || accessKey.isEmpty() ? "without an access key" : "of accessKey " + accessKey;
+        if (v1 != null) {
+            AuthDecision decision = v1.check(accessKey, signedWith, NO_CODE, () -> needs, address);
+            counters.record("v1", decision);
+            if (decision.denied()) {
+                logRefusal("v1", decision, "gRPC " + rpc, address);
+                return Optional.of(new CallRefusal(decision.reason().unauthenticated(), "ACL refused " + rpc + " "
+                    + who + ": " + decision.message()));
+            }
+        }
+        if (v2 != null) {
+            AuthDecision decision = v2.check(accessKey, signedWith, NO_CODE, () -> needs, address);
+            counters.record("v2", decision);
+            if (decision.denied()) {
+                logRefusal("v2", decision, "gRPC " + rpc, address);
+                return Optional.of(new CallRefusal(decision.reason().unauthenticated(), "ACL refused " + rpc + " "
+                    + who + ": " + decision.message()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Refuses a gRPC call before any account is looked up (a malformed {@code authorization} header, a session token),
+     * counted as a refusal of every ACL that is on.
+     */
+    public CallRefusal refuseUnreadableCredentials(String rpc, SocketAddress remote, String why) {
+        AuthDecision decision = AuthDecision.deny(AuthDecision.Reason.BAD_SIGNATURE, why);
+        String address = address(remote);
+        if (v1 != null) {
+            counters.record("v1", decision);
+        }
+        if (v2 != null) {
+            counters.record("v2", decision);
+        }
+        logRefusal(v1 != null ? "v1" : "v2", decision, "gRPC " + rpc, address);
+        return new CallRefusal(true, "ACL refused " + rpc + ": " + why);
     }
 
     /** The client's IP as text, without port and brackets. */
@@ -159,14 +227,14 @@ public final class AccessControl implements RequestGate {
         return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
     }
 
-    private void logRefusal(String acl, AuthDecision decision, RemotingCommand request, String address) {
+    private void logRefusal(String acl, AuthDecision decision, String what, String address) {
         String key = acl + "/" + decision.reason().label();
         long now = clock.getAsLong();
         AtomicLong last = lastLogged.computeIfAbsent(key, k -> new AtomicLong(Long.MIN_VALUE / 2));
         long previous = last.get();
         if (now - previous >= LOG_INTERVAL_MS && last.compareAndSet(previous, now)) {
             long others = suppressed.computeIfAbsent(key, k -> new AtomicLong()).getAndSet(0);
-            log.warn("ACL {}: request code {} from {} refused ({}): {}{}", acl, request.code(), address,
+            log.warn("ACL {}: {} from {} refused ({}): {}{}", acl, what, address,
                 decision.reason().label(), decision.message(), others > 0 ? " (and " + others + " more refusals for this"
                     + " reason since the last line)" : "");
         } else {

@@ -27,6 +27,11 @@ record AuthDecision(Outcome outcome, Reason reason, String subject, String messa
         /** A request whose topics or groups cannot be read (a missing field, a body that does not decode). */
         UNREADABLE;
 
+        /** Whether the caller was not authenticated, rather than not allowed what it asked. */
+        boolean unauthenticated() {
+            return this == NO_CREDENTIALS || this == UNKNOWN_USER || this == BAD_SIGNATURE;
+        }
+
         String label() {
             return name().toLowerCase(java.util.Locale.ROOT);
         }

@@ -25,14 +25,34 @@ import io.basalt.remoting.protocol.RequestCode;
  * </ul>
  *
  * Codes not listed need no topic or group: a valid signature is enough (admin codes are {@link AdminCodes}').
- * Stateless.
+ * The gRPC endpoint names its calls' needs with {@link Need#topic} and {@link Need#group}. Stateless.
  */
-final class NeededResources {
+public final class NeededResources {
     /** A topic or a group the request touches, and the permission it needs there. */
-    record Need(boolean group, String name, byte permission) {
+    public record Need(boolean group, String name, byte permission) {
+        /**
+         * {@code topic} needed with {@code permission} ({@link Permission#PUB}, {@link Permission#SUB}, or
+         * {@link Permission#ANY} for "PUB or SUB"); a retry topic ({@code %RETRY%g}) is the group g.
+         */
+        public static Need topic(String topic, byte permission) {
+            return topic.startsWith(PlainAclFile.RETRY_PREFIX) ? group(topic) : new Need(false, topic, permission);
+        }
+
+        /** {@code group} needed to subscribe; {@code %RETRY%g} is the group g. */
+        public static Need group(String group) {
+            return new Need(true, group.startsWith(PlainAclFile.RETRY_PREFIX)
+                ? group.substring(PlainAclFile.RETRY_PREFIX.length()) : group, Permission.SUB);
+        }
+
         String describe() {
             return (group ? "group:" : "topic:") + name;
         }
+    }
+
+    /** Where a check reads a request's needs from, when it gets that far. */
+    @FunctionalInterface
+    interface Source {
+        List<Need> needs() throws Unreadable;
     }
 
     /** A request whose resources cannot be read (a missing field, a body that does not decode). */
@@ -84,18 +104,12 @@ final class NeededResources {
 
     /** A topic needs {@code permission}; a retry topic is its group (SUB). */
     private static void topic(List<Need> needs, String topic, byte permission) {
-        if (topic.startsWith(PlainAclFile.RETRY_PREFIX)) {
-            group(needs, topic);
-        } else {
-            add(needs, new Need(false, topic, permission));
-        }
+        add(needs, Need.topic(topic, permission));
     }
 
     /** A group needs SUB; {@code %RETRY%g} is the group g. */
     private static void group(List<Need> needs, String group) {
-        String name = group.startsWith(PlainAclFile.RETRY_PREFIX) ? group.substring(PlainAclFile.RETRY_PREFIX.length())
-            : group;
-        add(needs, new Need(true, name, Permission.SUB));
+        add(needs, Need.group(group));
     }
 
     private static void add(List<Need> needs, Need need) {

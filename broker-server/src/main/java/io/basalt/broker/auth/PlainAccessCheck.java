@@ -2,6 +2,7 @@ package io.basalt.broker.auth;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import io.basalt.remoting.protocol.RemotingCommand;
 
@@ -33,12 +34,23 @@ final class PlainAccessCheck {
     }
 
     AuthDecision check(RemotingCommand request, String remoteAddress) {
+        Map<String, String> fields = request.extFields();
+        String accessKey = fields == null ? null : fields.get(RequestSignature.ACCESS_KEY);
+        return check(accessKey, secret -> RequestSignature.verify(secret, fields, request.body(), request.version(),
+            fields.get(RequestSignature.SIGNATURE)), request.code(), () -> NeededResources.of(request), remoteAddress);
+    }
+
+    /**
+     * The check of a request that carries {@code accessKey} (null when unsigned), whose signature
+     * {@code signedWith} tests against a secret key, with request code {@code code} (a gRPC call has none: -1) and
+     * the topics and groups {@code needs} reads.
+     */
+    AuthDecision check(String accessKey, Predicate<String> signedWith, int code, NeededResources.Source needs,
+                       String remoteAddress) {
         PlainAclFiles.Snapshot acl = files.snapshot();
         if (acl.globallyWhite(remoteAddress)) {
             return AuthDecision.white("global white address");
         }
-        Map<String, String> fields = request.extFields();
-        String accessKey = fields == null ? null : fields.get(RequestSignature.ACCESS_KEY);
         if (accessKey == null || accessKey.isEmpty()) {
             return AuthDecision.deny(AuthDecision.Reason.NO_CREDENTIALS, "No accessKey is configured");
         }
@@ -49,24 +61,23 @@ final class PlainAccessCheck {
         if (account.whiteRemoteAddress().matches(remoteAddress)) {
             return AuthDecision.white("white address of accessKey " + accessKey);
         }
-        if (!RequestSignature.verify(account.secretKey(), fields, request.body(), request.version(),
-            fields.get(RequestSignature.SIGNATURE))) {
+        if (!signedWith.test(account.secretKey())) {
             return AuthDecision.deny(AuthDecision.Reason.BAD_SIGNATURE, "Check signature failed for accessKey=" + accessKey);
         }
         if (account.admin()) {
             return AuthDecision.allow(accessKey);
         }
-        if (AdminCodes.isAdmin(request.code())) {
+        if (AdminCodes.isAdmin(code)) {
             return AuthDecision.deny(AuthDecision.Reason.NOT_ADMIN, "Need admin permission for request code="
-                + request.code() + ", but accessKey=" + accessKey + " is not");
+                + code + ", but accessKey=" + accessKey + " is not");
         }
-        List<NeededResources.Need> needs;
+        List<NeededResources.Need> needed;
         try {
-            needs = NeededResources.of(request);
+            needed = needs.needs();
         } catch (NeededResources.Unreadable e) {
             return AuthDecision.deny(AuthDecision.Reason.UNREADABLE, e.getMessage());
         }
-        for (NeededResources.Need need : needs) {
+        for (NeededResources.Need need : needed) {
             if (!need.group() && need.name().equals(TRACE_TOPIC) && need.permission() == Permission.PUB) {
                 continue;
             }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import io.basalt.broker.auth.AuthModel.Acl;
 import io.basalt.broker.auth.AuthModel.Decision;
@@ -54,8 +55,19 @@ final class UserAccessCheck {
     AuthDecision check(RemotingCommand request, String address) {
         Map<String, String> fields = request.extFields();
         String username = fields == null ? null : fields.get(RequestSignature.ACCESS_KEY);
+        return check(username, secret -> RequestSignature.verify(secret, fields, request.body(), request.version(),
+            fields.get(RequestSignature.SIGNATURE)), request.code(), () -> NeededResources.of(request), address);
+    }
+
+    /**
+     * The check of a request signed by {@code username} (null when unsigned), whose signature {@code signedWith}
+     * tests against a password, with request code {@code code} (a gRPC call has none: -1, in no white list) and the
+     * topics and groups {@code needs} reads.
+     */
+    AuthDecision check(String username, Predicate<String> signedWith, int code, NeededResources.Source needs,
+                       String address) {
         Optional<User> user = username == null || username.isEmpty() ? Optional.empty() : store.user(username);
-        if (authentication && !authenticationWhitelist.contains(request.code())) {
+        if (authentication && !authenticationWhitelist.contains(code)) {
             if (username == null || username.isEmpty()) {
                 return AuthDecision.deny(AuthDecision.Reason.NO_CREDENTIALS, "username cannot be null.");
             }
@@ -65,12 +77,11 @@ final class UserAccessCheck {
             if (user.get().status() == UserStatus.DISABLE) {
                 return AuthDecision.deny(AuthDecision.Reason.UNKNOWN_USER, "User:" + username + " is disabled.");
             }
-            if (!RequestSignature.verify(user.get().password(), fields, request.body(), request.version(),
-                fields.get(RequestSignature.SIGNATURE))) {
+            if (!signedWith.test(user.get().password())) {
                 return AuthDecision.deny(AuthDecision.Reason.BAD_SIGNATURE, "check signature failed.");
             }
         }
-        if (!authorization || authorizationWhitelist.contains(request.code())) {
+        if (!authorization || authorizationWhitelist.contains(code)) {
             return AuthDecision.allow(username == null ? "" : username);
         }
         if (user.isEmpty()) {
@@ -86,20 +97,20 @@ final class UserAccessCheck {
         if (u.type() == UserType.SUPER) {
             return AuthDecision.allow(u.username());
         }
-        if (AdminCodes.isAdmin(request.code())) {
+        if (AdminCodes.isAdmin(code)) {
             return AuthDecision.deny(AuthDecision.Reason.NOT_ADMIN, "User:" + u.username() + " is not a Super user;"
-                + " request code " + request.code() + " needs one");
+                + " request code " + code + " needs one");
         }
-        List<NeededResources.Need> needs;
+        List<NeededResources.Need> needed;
         try {
-            needs = NeededResources.of(request);
+            needed = needs.needs();
         } catch (NeededResources.Unreadable e) {
             return AuthDecision.deny(AuthDecision.Reason.UNREADABLE, e.getMessage());
         }
         Optional<Acl> acl = store.acl(AuthStore.subject(u.username()));
-        for (NeededResources.Need need : needs) {
+        for (NeededResources.Need need : needed) {
             AuthResource resource = need.group() ? AuthResource.group(need.name()) : AuthResource.topic(need.name());
-            Set<AuthAction> actions = actions(request.code(), need);
+            Set<AuthAction> actions = actions(code, need);
             Optional<PolicyEntry> best = acl.flatMap(a -> best(a, PolicyType.CUSTOM, resource, actions, address))
                 .or(() -> acl.flatMap(a -> best(a, PolicyType.DEFAULT, resource, actions, address)));
             if (best.isEmpty()) {
@@ -118,6 +129,10 @@ final class UserAccessCheck {
     private static Set<AuthAction> actions(int code, NeededResources.Need need) {
         if (need.permission() == Permission.PUB) {
             return EnumSet.of(AuthAction.PUB);
+        }
+        if (need.permission() == Permission.ANY) {
+            // a gRPC route query: publishing or subscribing is enough (RocketMQ's proxy)
+            return EnumSet.of(AuthAction.PUB, AuthAction.SUB);
         }
         return switch (code) {
             case RequestCode.QUERY_MESSAGE, RequestCode.QUERY_CONSUMER_OFFSET, RequestCode.GET_CONSUMER_LIST_BY_GROUP ->

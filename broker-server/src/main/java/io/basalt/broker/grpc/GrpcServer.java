@@ -1,5 +1,6 @@
 package io.basalt.broker.grpc;
 
+import io.basalt.broker.auth.AccessControl;
 import io.basalt.broker.client.ClientManager;
 import io.basalt.broker.config.HostPort;
 import io.basalt.broker.pop.PopService;
@@ -25,7 +26,6 @@ import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.IntUnaryOperator;
 import org.slf4j.Logger;
@@ -50,7 +50,7 @@ public final class GrpcServer {
                          Function<String, TopicConfig> topics, IntUnaryOperator routePerm,
                          Function<String, Optional<SubscriptionGroupConfig>> groups, ClientManager clients,
                          MessageStore store, RequestProcessor sendProcessor, RequestProcessor endTransactionProcessor,
-                         int maxMessageSize, TlsSettings tls, BooleanSupplier aclOn, PopService pop,
+                         int maxMessageSize, TlsSettings tls, AccessControl accessControl, PopService pop,
                          RequestProcessor sendBackProcessor, long autoRenewInvisibleMs, Delivered delivered) { }
 
     /** Told of messages handed to a gRPC consumer (RocketMQ's messages-out traffic, as for remoting pulls). */
@@ -114,7 +114,8 @@ public final class GrpcServer {
                 "listenPort " + wiring.remotingPort()))
             .maxInboundMessageSize(MAX_INBOUND_MESSAGE_SIZE)
             .maxConnectionIdle(CLIENT_IDLE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-            .addService(ServerInterceptors.intercept(service, new MetadataInterceptor(wiring.aclOn(), counters)));
+            .addService(ServerInterceptors.intercept(service, new MetadataInterceptor(wiring.accessControl(),
+                new CallNeeds(clientId -> clients.session(clientId).map(GrpcClients.Session::settings)), counters)));
         try {
             server = builder.build().start();
         } catch (IOException e) {
