@@ -1081,6 +1081,13 @@ public final class BrokerController {
         new StoreOpeningInspection(configuration.store().rootDir(), store, offsets).logFindings();
         store.start();
         try {
+            // before POP is served: offsets consumerOffset.json lost behind stored POP checkpoints are raised
+            pop.recoverOffsets(configDir(configuration));
+        } catch (IOException | RuntimeException e) {
+            store.shutdown();
+            throw e;
+        }
+        try {
             replication.start();
         } catch (IOException | RuntimeException e) {
             store.shutdown();

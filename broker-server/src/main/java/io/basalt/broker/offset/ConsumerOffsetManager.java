@@ -35,6 +35,7 @@ public final class ConsumerOffsetManager {
      */
     private volatile DataVersion dataVersion = new DataVersion(0, System.currentTimeMillis(), 0);
     private volatile Runnable onChange = () -> { };
+    private volatile SnapshotCompanion companion = () -> () -> { };
     private final PendingOffsetResets resets;
 
     ConsumerOffsetManager(JsonConfigFile file, PendingOffsetResets resets) {
@@ -238,8 +239,28 @@ public final class ConsumerOffsetManager {
         return root;
     }
 
-    /** Writes consumerOffset.json atomically. */
+    /**
+     * A file that must describe the same moment as consumerOffset.json: {@link #beforeSnapshot} runs just before the
+     * table is copied, the action it returns just after consumerOffset.json was written (so after a crash the
+     * companion is never newer than the offsets).
+     */
+    public interface SnapshotCompanion {
+        AfterSnapshot beforeSnapshot();
+    }
+
+    public interface AfterSnapshot {
+        void written() throws IOException;
+    }
+
+    /** Set once at start. */
+    public void snapshotCompanion(SnapshotCompanion companion) {
+        this.companion = companion;
+    }
+
+    /** Writes consumerOffset.json atomically, then the companion's file. */
     public synchronized void persist() throws IOException {
+        AfterSnapshot after = companion.beforeSnapshot();
         file.store(toJson());
+        after.written();
     }
 }

@@ -21,6 +21,8 @@ import io.basalt.store.BrokerMessage;
 import io.basalt.store.MessageProperties;
 import io.basalt.store.MessageStore;
 import io.basalt.store.PutMessageResult;
+import io.basalt.store.QueryMessageResult;
+import io.basalt.store.SelectedBuffer;
 import io.basalt.store.StoredMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,7 +43,16 @@ final class MessageReviver {
         "TIMER_OUT_MS", "TIMER_ENQUEUE_MS", "TIMER_DEQUEUE_MS", "TIMER_ROLL_TIMES", "TIMER_DEL_UNIQKEY",
         MessageProperties.DELAY_TIME_LEVEL, "REAL_TOPIC", "REAL_QID", "__CRC32#", PopConstants.POP_CK};
 
-    enum Outcome { REVIVED, GONE, FAILED }
+    /**
+     * Basalt's mark on a re-delivered copy: the UNIQ_KEY of the CK record it was re-put for. With the message id the
+     * copy keeps, it tells whether a CK read again (after a crash or a new master term, from revive progress older
+     * than the re-puts) was already served, so its messages are not put a second time.
+     */
+    static final String REVIVED_FOR_CK = "BASALT_REVIVED_FOR_CK";
+    /** Most copies of one message id looked at in the target topic (one per revive of it). */
+    private static final int MAX_COPIES_LOOKED_AT = 64;
+
+    enum Outcome { REVIVED, ALREADY_REVIVED, GONE, FAILED }
 
     private final MessageStore store;
     private final TopicConfigManager topics;
@@ -69,6 +80,14 @@ final class MessageReviver {
     }
 
     Outcome revive(CheckPoint ck, long offset) {
+        return revive(ck, offset, false);
+    }
+
+    /**
+     * @param mayBeDone the CK may have been revived before this reader started (it was read again from older
+     *                  progress): a copy already stored for it in the target topic makes this ALREADY_REVIVED
+     */
+    Outcome revive(CheckPoint ck, long offset, boolean mayBeDone) {
         long physical = store.getCommitLogOffsetInQueue(ck.topic(), ck.queueId(), offset);
         StoredMessage original = physical < 0 ? null : store.lookMessageByOffset(physical);
         if (original == null || original.queueOffset() != offset || !ck.topic().equals(original.topic())) {
@@ -96,10 +115,16 @@ final class MessageReviver {
         if (!toDlq && offsets.queryOffset(ck.group(), target, 0) < 0) {
             offsets.commitOffset(null, ck.group(), target, 0, 0);
         }
+        if (mayBeDone && alreadyStored(target, original.property(MessageProperties.UNIQ_CLIENT_MESSAGE_ID_KEYIDX), ck)) {
+            log.info("message {}@{}@{} of the POP checkpoint {} was re-delivered to {} before: not put again",
+                ck.topic(), ck.queueId(), offset, ck.uniqKey(), target);
+            return Outcome.ALREADY_REVIVED;
+        }
         Map<String, String> properties = original.propertyMap();
         for (String name : SCHEDULING_PROPERTIES) {
             properties.remove(name);
         }
+        properties.put(REVIVED_FOR_CK, ck.uniqKey());
         properties.putIfAbsent(PopConstants.FIRST_POP_TIME, Long.toString(ck.popTime()));
         if (toDlq) {
             properties.putIfAbsent(PROPERTY_RETRY_TOPIC, normalTopic);
@@ -130,6 +155,30 @@ final class MessageReviver {
             counters.countRevived();
         }
         return Outcome.REVIVED;
+    }
+
+    /**
+     * Whether {@code target} holds a copy of the message re-put for this CK, found through the message index by the
+     * message id (copies are stored after the CK's pop). Without a message id or with the index off nothing is found,
+     * and the message is re-delivered again: a duplicate, never a loss.
+     */
+    private boolean alreadyStored(String target, String uniqKey, CheckPoint ck) {
+        if (uniqKey == null || uniqKey.isEmpty()) {
+            return false;
+        }
+        QueryMessageResult copies = store.queryMessage(target, uniqKey, MAX_COPIES_LOOKED_AT, ck.popTime(),
+            Long.MAX_VALUE);
+        try {
+            for (SelectedBuffer b : copies.messages()) {
+                StoredMessage copy = store.lookMessageByOffset(b.startOffset());
+                if (copy != null && ck.uniqKey().equals(copy.property(REVIVED_FOR_CK))) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            copies.close();
+        }
     }
 
     /** The topic the group consumes: the CK's, or the one its POP retry topic names. */

@@ -2,6 +2,8 @@ package io.basalt.broker.pop;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -9,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.basalt.broker.JsonConfigFile;
 import io.basalt.broker.filter.ConsumerFilters;
 import io.basalt.common.concurrent.DaemonThreads;
 import io.basalt.broker.offset.ConsumerOffsetManager;
@@ -45,6 +48,12 @@ public final class PopModule {
     private final PopLongPolling polling;
     private final PopCounters counters = new PopCounters();
     private final String reviveTopic;
+    private final int reviveQueueNum;
+    private final MessageStore store;
+    private final TopicConfigManager topics;
+    private final SubscriptionGroupManager groups;
+    private final ConsumerOffsetManager offsets;
+    private final java.util.function.BooleanSupplier writable;
     private final ScheduledExecutorService orderInfoPersister =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("PopOrderInfoPersister"));
 
@@ -63,6 +72,12 @@ public final class PopModule {
                      RetryCounts retryCounts, java.util.function.BooleanSupplier writable, Settings settings,
                      OrderInfoTable orders) {
         this.reviveTopic = PopConstants.reviveTopic(settings.brokerClusterName());
+        this.reviveQueueNum = settings.reviveQueueNum();
+        this.store = store;
+        this.topics = topics;
+        this.groups = groups;
+        this.offsets = offsets;
+        this.writable = writable;
         this.polling = new PopLongPolling(MAX_PARKED);
         this.service = new PopService(store, topics, groups, offsets, filters, storeHost,
             () -> store.timerMessages().enabled(), writable, System::currentTimeMillis, counters, polling,
@@ -78,6 +93,43 @@ public final class PopModule {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("creating the revive topic " + reviveTopic + " failed", e);
         }
+    }
+
+    /**
+     * At start-up, once the store is recovered and before POP is served: raises every POP offset that
+     * consumerOffset.json lost behind stored checkpoints ({@link PopOffsetRecovery}), writes the offsets, and from
+     * then on keeps {@code config/popCheckPointScanStart.json} with each write of consumerOffset.json.
+     *
+     * @return the number of (topic, group, queue) offsets raised
+     * @throws IOException when the offsets cannot be written
+     */
+    public int recoverOffsets(Path configDir) throws IOException {
+        JsonConfigFile scanStartFile = CheckPointScanStart.file(configDir);
+        Optional<CheckPointScanStart> start;
+        try {
+            start = CheckPointScanStart.load(scanStartFile);
+        } catch (IOException e) {
+            // a derived file: reading every CK instead is slower, never wrong
+            log.warn("{} unreadable ({}): reading every stored POP checkpoint instead", scanStartFile.path(),
+                e.getMessage());
+            start = Optional.empty();
+        }
+        if (start.isEmpty()) {
+            log.info("no {}: reading every stored POP checkpoint to check the POP offsets", CheckPointScanStart.FILE_NAME);
+        }
+        int raised = new PopOffsetRecovery(store, offsets, topics, groups, reviveTopic, reviveQueueNum)
+            .recover(start).size();
+        offsets.snapshotCompanion(() -> {
+            if (!writable.getAsBoolean()) {
+                // a slave's offsets are the master's, copied at some earlier moment than its own queue ends: the
+                // scan start written while this broker was master (or none: a full scan) stays the safe one
+                return () -> { };
+            }
+            CheckPointScanStart scanStart = service.checkPointScanStart();
+            return () -> scanStart.store(scanStartFile);
+        });
+        offsets.persist();
+        return raised;
     }
 
     public PopService service() {

@@ -73,6 +73,7 @@ public final class PopService {
     private final PopCounters counters;
     private final Settings settings;
     private final ReviveRecordWriter writer;
+    private final PopCommitWindow commitWindow;
     private final PopLongPolling polling;
     private final ConcurrentMap<String, ReentrantLock> queueLocks = new ConcurrentHashMap<>();
     private final AtomicLong reviveCounter = new AtomicLong();
@@ -106,6 +107,12 @@ public final class PopService {
         this.settings = settings;
         this.polling = polling;
         this.writer = new ReviveRecordWriter(store, settings.reviveTopic(), storeHost);
+        this.commitWindow = new PopCommitWindow(store, settings.reviveTopic(), settings.reviveQueueNum());
+    }
+
+    /** Where the CKs begin whose offset commit a copy of the offsets taken now may miss. */
+    CheckPointScanStart checkPointScanStart() {
+        return commitWindow.scanStart();
     }
 
     // ---- pop -----------------------------------------------------------------------------------------------------
@@ -318,12 +325,17 @@ public final class PopService {
                     }
                     CheckPoint ck = new CheckPoint(offset, batch.popTime, batch.request.invisibleTime(), records.size(),
                         queueId, readTopic, group, -1, diffs, settings.brokerName());
-                    String failure = writer.writeCheckPoint(ck, batch.reviveQid);
-                    if (failure != null) {
-                        batch.failure = failure;
-                        return;
+                    PopCommitWindow.Ticket ticket = commitWindow.begin(batch.reviveQid);
+                    try {
+                        String failure = writer.writeCheckPoint(ck, batch.reviveQid);
+                        if (failure != null) {
+                            batch.failure = failure;
+                            return;
+                        }
+                        offsets.commitOffset(null, group, readTopic, queueId, result.nextBeginOffset());
+                    } finally {
+                        commitWindow.end(ticket);
                     }
-                    offsets.commitOffset(null, group, readTopic, queueId, result.nextBeginOffset());
                     batch.add(readTopic, queueId, retryFlag, offset, records);
                 } else if (result.nextBeginOffset() > offset
                     && result.status() != GetMessageStatus.NO_MESSAGE_IN_QUEUE

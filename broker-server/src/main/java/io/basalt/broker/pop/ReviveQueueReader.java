@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * an ACK stored before the deadline always cancels its message.
  *
  * <p>Progress ({@code CID_RMQ_SYS_REVIVE_GROUP}'s offset, as RocketMQ commits it: the last record done) covers every
- * record read up to the first CK not yet finished; after a restart reading resumes there, so a CK is never skipped
- * (a CK finished after it may be revived once more: a duplicate, never a loss). Not thread-safe: one thread.
+ * record read up to the first CK not yet finished; after a restart reading resumes there, so a CK is never skipped.
+ * A CK read again that way (finished after that first one, or before a crash lost the progress) may already have been
+ * revived: for the CKs stored before this reader started, the target topic is first searched for the copy re-put for
+ * that CK ({@link MessageReviver#REVIVED_FOR_CK}), so a message is not re-delivered twice. Not thread-safe: one thread.
  */
 final class ReviveQueueReader {
     private static final Logger log = LoggerFactory.getLogger(ReviveQueueReader.class);
@@ -45,6 +47,11 @@ final class ReviveQueueReader {
     private final TreeMap<Long, PendingCheckPoint> byOffset = new TreeMap<>();
     private final Map<String, PendingCheckPoint> byKey = new HashMap<>();
     private long nextOffset = -1;
+    /**
+     * The queue's end when this reader (re)started: a CK below it may have been revived by an earlier run whose
+     * progress was not committed (or not written before a crash), so its re-puts are looked for first.
+     */
+    private long readBeforeThisRun = 0;
 
     /**
      * @param timerDeliveredUpTo the time up to which the timer wheel has delivered every due message
@@ -86,6 +93,7 @@ final class ReviveQueueReader {
         if (nextOffset < 0) {
             long committed = offsets.queryOffset(PopConstants.REVIVE_GROUP, reviveTopic, queueId);
             nextOffset = Math.max(committed + 1, store.getMinOffsetInQueue(reviveTopic, queueId));
+            readBeforeThisRun = store.getMaxOffsetInQueue(reviveTopic, queueId);
         }
         // taken before reading: every ACK due up to this time is in the queue by the end of the read
         long deliveredUpTo = timerDeliveredUpTo.getAsLong();
@@ -176,7 +184,8 @@ final class ReviveQueueReader {
             if (p.done.get(i)) {
                 continue;
             }
-            MessageReviver.Outcome outcome = reviver.revive(p.ck, p.ck.offset(i));
+            MessageReviver.Outcome outcome = reviver.revive(p.ck, p.ck.offset(i),
+                p.ck.reviveOffset() < readBeforeThisRun);
             if (outcome == MessageReviver.Outcome.FAILED) {
                 // kept: the next round tries the messages not yet re-put again
                 return revived;

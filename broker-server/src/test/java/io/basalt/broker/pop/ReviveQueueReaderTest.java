@@ -123,6 +123,37 @@ class ReviveQueueReaderTest {
     }
 
     @Test
+    void aCheckPointReadAgainAfterItsProgressWasLostIsNotRevivedTwice() throws Exception {
+        put(TOPIC, "m0", 0);
+        put(TOPIC, "m1", 0);
+        CheckPoint ck = ck(0, 2);
+        record(PopRecords.CK_TAG, ck.toJson());
+        timerDeliveredUpTo.set(ck.reviveTime() + 10_000);
+        assertEquals(2, reader.round());
+        String retry = PopRetryTopics.v1(GROUP, TOPIC);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue(retry, 0) == 2);
+        StoredMessage copy = store.lookMessageByOffset(store.getCommitLogOffsetInQueue(retry, 0, 0));
+        assertEquals(ck.uniqKey(), copy.property(MessageReviver.REVIVED_FOR_CK));
+        // m0 popped again (an offset reset) under a second CK the first run never read
+        CheckPoint again = new CheckPoint(0, ck.popTime() + 1, 5000, 1, 0, TOPIC, GROUP, -1, List.of(0), "b");
+        record(PopRecords.CK_TAG, again.toJson());
+
+        // a crash before consumerOffset.json held the revive progress: the next start reads both CKs again
+        ConsumerOffsetManager lost = ConsumerOffsetManager.open(dir.resolve("config-before-the-revive"));
+        ReviveQueueReader restarted = new ReviveQueueReader(store, lost, REVIVE, 0,
+            new MessageReviver(store, topics, groups, lost, HOST, counters, new RetryCounts()), timerDeliveredUpTo::get);
+        assertEquals(1, restarted.round(), "only the second CK's message");
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.getMaxOffsetInQueue(retry, 0) == 3);
+        StoredMessage second = store.lookMessageByOffset(store.getCommitLogOffsetInQueue(retry, 0, 2));
+        assertEquals("m0", new String(second.body(), StandardCharsets.UTF_8));
+        assertEquals(again.uniqKey(), second.property(MessageReviver.REVIVED_FOR_CK));
+        assertEquals(1, lost.queryOffset(PopConstants.REVIVE_GROUP, REVIVE, 0), "both CKs done");
+        assertEquals(0, restarted.round());
+        assertEquals(3, store.getMaxOffsetInQueue(retry, 0));
+        assertEquals(3, counters.revived());
+    }
+
+    @Test
     void messageAtRetryMaxTimesGoesToTheDlq() throws Exception {
         put(TOPIC, "tired", 16);
         CheckPoint ck = ck(0, 1);
