@@ -22,6 +22,7 @@ import org.apache.rocketmq.client.producer.SendResult;
 import org.apache.rocketmq.client.producer.SendStatus;
 import org.apache.rocketmq.common.message.Message;
 import org.apache.rocketmq.remoting.protocol.header.SendMessageRequestHeader;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
@@ -180,8 +181,18 @@ class PartitionTest {
                     long dead = System.nanoTime();
                     BrokerSet.Replicas next = await().atMost(ofSeconds(60)).pollInterval(ofMillis(100))
                         .until(set::replicas, r -> r != null && r.hasMaster() && !r.master().equals(during.master()));
-                    await().atMost(ofSeconds(60)).until(() -> ledger.ackedAfter(dead).stream()
-                        .anyMatch(a -> a.broker().equals(next.master())));
+                    // the new master must learn its role, register as master and be routed to; on a loaded machine
+                    // with one Controller node frozen that can take a while, hence the generous bound
+                    try {
+                        await().atMost(ofSeconds(120)).until(() -> ledger.ackedAfter(dead).stream()
+                            .anyMatch(a -> a.broker().equals(next.master())));
+                    } catch (ConditionTimeoutException e) {
+                        throw new AssertionError("no ack from the new master " + next.master() + " (epoch "
+                            + next.masterEpoch() + ") within 120 s of killing " + during.master() + "; Controller view now "
+                            + set.replicas() + ", routed acks since the kill from " + ledger.ackedAfter(dead).stream()
+                            .map(AckLedger.Ack::broker).distinct().toList() + ", failed sends " + ledger.failed()
+                            + ", last error " + ledger.lastError(), e);
+                    }
                     victim.start();
                 } finally {
                     signal("CONT", controller.pid(leader));

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.rocketmq.acl.common.AclClientRPCHook;
 import org.apache.rocketmq.acl.common.SessionCredentials;
@@ -139,12 +144,46 @@ class GrpcAclTest {
 
     @Test
     void anAccountWithoutPubIsRefusedPermissionDenied() throws Exception {
-        // the reader may look the route up (SUB is enough), not publish: its producer's settings or its send are refused
-        Exception e = assertThrows(Exception.class, () -> producer(signedBy("orderReader", "readerSecret"))
-            .send(message("orders")));
-        String messages = causes(e);
-        assertTrue(messages.contains("PERMISSION_DENIED") && messages.contains("orderReader")
-            && messages.contains("topic:orders"), messages);
+        // the reader may look the route up (SUB is enough), not publish: once the route names the topic, the SDK
+        // announces it as a publishing topic in its Telemetry settings, which are refused PERMISSION_DENIED naming
+        // the account and the topic, as RocketMQ's proxy refuses them; the SDK then fails the send (its route fetch
+        // waits for settings that never come), and nothing is stored
+        assertThrows(Exception.class, () -> producer(signedBy("orderReader", "readerSecret")).send(message("orders")));
+        String refusal = lastLine(Path.of(System.getProperty("user.home"), "logs", "rocketmq", "rocketmq-client.log"),
+            "PERMISSION_DENIED");
+        assertTrue(refusal.contains("orderReader") && refusal.contains("topic:orders"), refusal);
+        assertTrue(aclRefusals() >= 1, "the refusal is counted");
+        DefaultMQAdminExt admin = admin();
+        try {
+            assertEquals(0L, admin.examineTopicStats("orders").getOffsetTable().values().stream()
+                .mapToLong(o -> o.getMaxOffset()).sum(), "nothing stored");
+        } finally {
+            admin.shutdown();
+        }
+    }
+
+    /** The SDK's log line naming {@code status} last (the SDK logs a refused Telemetry stream there). */
+    private static String lastLine(Path log, String status) throws IOException {
+        try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
+            return lines.filter(l -> l.contains(status)).reduce((a, b) -> b).orElse("no " + status + " in " + log);
+        }
+    }
+
+    /** basalt_grpc_responses_total with code "acl", summed over the RPCs. */
+    private double aclRefusals() throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", broker.metricsPort()), 2_000);
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            String text = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            Matcher m = Pattern.compile("(?m)^basalt_grpc_responses_total\\{[^}]*code=\"acl\"[^}]*\\} ([0-9.eE+-]+)$")
+                .matcher(text);
+            double sum = 0;
+            while (m.find()) {
+                sum += Double.parseDouble(m.group(1));
+            }
+            return sum;
+        }
     }
 
     @Test

@@ -117,7 +117,7 @@ public final class PopModule {
         if (start.isEmpty()) {
             log.info("no {}: reading every stored POP checkpoint to check the POP offsets", CheckPointScanStart.FILE_NAME);
         }
-        int raised = new PopOffsetRecovery(store, offsets, topics, groups, reviveTopic, reviveQueueNum)
+        int raised = new PopOffsetRecovery(store, offsets, topics, reviveTopic, reviveQueueNum)
             .recover(start).size();
         offsets.snapshotCompanion(() -> {
             if (!writable.getAsBoolean()) {

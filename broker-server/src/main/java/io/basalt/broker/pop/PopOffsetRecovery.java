@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.basalt.broker.offset.ConsumerOffsetManager;
-import io.basalt.broker.subscription.SubscriptionGroupManager;
 import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.store.MessageProperties;
 import io.basalt.store.MessageStore;
@@ -35,16 +34,14 @@ final class PopOffsetRecovery {
     private final MessageStore store;
     private final ConsumerOffsetManager offsets;
     private final TopicConfigManager topics;
-    private final SubscriptionGroupManager groups;
     private final String reviveTopic;
     private final int reviveQueueNum;
 
     PopOffsetRecovery(MessageStore store, ConsumerOffsetManager offsets, TopicConfigManager topics,
-                      SubscriptionGroupManager groups, String reviveTopic, int reviveQueueNum) {
+                      String reviveTopic, int reviveQueueNum) {
         this.store = store;
         this.offsets = offsets;
         this.topics = topics;
-        this.groups = groups;
         this.reviveTopic = reviveTopic;
         this.reviveQueueNum = reviveQueueNum;
     }
@@ -70,7 +67,9 @@ final class PopOffsetRecovery {
         List<Raise> raised = new java.util.ArrayList<>();
         endByQueue.forEach((key, end) -> {
             CheckPoint ck = lastByQueue.get(key);
-            if (topics.get(ck.topic()) == null || groups.get(ck.group()).isEmpty()) {
+            // the group is not required to be known: an auto-created group is written to subscriptionGroup.json
+            // by the background persister, so a kill -9 can lose it while its CKs are stored
+            if (topics.get(ck.topic()) == null) {
                 return;
             }
             long committed = offsets.queryOffset(ck.group(), ck.topic(), ck.queueId());

@@ -107,6 +107,23 @@ class PopOffsetRecoveryTest {
     }
 
     @Test
+    void anAutoCreatedGroupLostWithTheFilesStillHasItsOffsetRaised() throws Exception {
+        pop.recoverOffsets(config());
+        offsets.persist();
+        Path lastWritten = keepOffsetFiles();
+        assertEquals(4, pop(4, 60_000));
+        crashAndRestartWith(lastWritten);
+        // the group was auto-created by the pop: the background persister had not written it yet either
+        Files.deleteIfExists(config().resolve("subscriptionGroup.json"));
+        Files.deleteIfExists(config().resolve("subscriptionGroup.json.bak"));
+        stop();
+        start();
+        assertTrue(groups.get("g").isEmpty(), "the group is unknown after the crash");
+        assertEquals(1, pop.recoverOffsets(config()));
+        assertEquals(4, offsets.queryOffset("g", "T", 0));
+    }
+
+    @Test
     void aCheckPointAlreadyInTheReviveQueueRaisesTheLostOffsetToo() throws Exception {
         pop.recoverOffsets(config());
         offsets.persist();
