@@ -29,6 +29,15 @@ public interface RemotingConnection {
      */
     CompletableFuture<RemotingCommand> invoke(RemotingCommand request, long timeoutMs);
 
+    /**
+     * The protocol the peer speaks: {@code remoting} for RocketMQ's remoting clients, {@code grpc} for a 5.x SDK
+     * client (whose requests from the broker are translated onto its Telemetry stream). Labels metrics and status rows,
+     * and keeps gRPC clients out of the remoting rebalance.
+     */
+    default String protocol() {
+        return "remoting";
+    }
+
     /** Marks the request one-way and sends it; the future completes once it is written. */
     CompletableFuture<Void> invokeOneway(RemotingCommand request);
 

@@ -69,14 +69,16 @@ public final class ClientManager {
      * they rebalance at once instead of at their next 20 s rebalance; nothing for a group whose
      * {@code notifyConsumerIdsChangedEnable} is false (its members rebalance on their own schedule).
      * RocketMQ skips the notification for such a group on heartbeats and unregistrations but still sends it
-     * when a member's channel closes; Basalt keeps quiet for it in every case.
+     * when a member's channel closes; Basalt keeps quiet for it in every case. Members connected by gRPC are
+     * never notified.
      */
     private void notifyConsumerIdsChanged(ConsumerGroupInfo info) {
         if (!notifyEnabled.test(info.groupName())) {
             return;
         }
         for (ConsumerGroupInfo.Member m : info.members()) {
-            if (m.connection() == null || !m.connection().isActive()) {
+            // a gRPC consumer has no remoting rebalance to trigger and the 5.x protocol no such command
+            if (m.connection() == null || !m.connection().isActive() || !m.remoting()) {
                 continue;
             }
             RemotingCommand notify = RemotingCommand.request(RequestCode.NOTIFY_CONSUMER_IDS_CHANGED);

@@ -11,6 +11,7 @@ import io.basalt.remoting.processor.RemotingConnection;
  * The live members of one consumer group and the subscriptions they registered by heartbeat. Thread-safe.
  */
 public final class ConsumerGroupInfo {
+    static final String REMOTING = "remoting";
     /**
      * A member: its client id, where it connects from, when it was last heard of, and the {@code language}
      * (a LanguageCode name) and {@code version} (RocketMQ's MQVersion ordinal) of its last heartbeat request.
@@ -21,6 +22,16 @@ public final class ConsumerGroupInfo {
         /** False once the member's connection closed (a member without a known connection counts as open). */
         boolean connected() {
             return connection == null || connection.isActive();
+        }
+
+        /** {@code remoting} or {@code grpc}: the protocol of the member's connection (remoting without one). */
+        public String protocol() {
+            return connection == null ? REMOTING : connection.protocol();
+        }
+
+        /** Whether the member rebalances by remoting (gets NOTIFY_CONSUMER_IDS_CHANGED, takes part in allocation). */
+        public boolean remoting() {
+            return REMOTING.equals(protocol());
         }
     }
 
@@ -61,6 +72,14 @@ public final class ConsumerGroupInfo {
 
     public List<String> clientIds() {
         return members.keySet().stream().sorted().toList();
+    }
+
+    /**
+     * The ids of the members that rebalance by remoting, which the remoting clients divide the queues among: a gRPC
+     * consumer receives by POP from every queue of the broker and never pulls a queue it would be allotted.
+     */
+    public List<String> remotingClientIds() {
+        return members.values().stream().filter(Member::remoting).map(Member::clientId).sorted().toList();
     }
 
     public List<Member> members() {

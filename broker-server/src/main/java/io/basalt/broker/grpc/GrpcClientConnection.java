@@ -1,6 +1,8 @@
 package io.basalt.broker.grpc;
 
+import apache.rocketmq.v2.PrintThreadStackTraceCommand;
 import apache.rocketmq.v2.RecoverOrphanedTransactionCommand;
+import apache.rocketmq.v2.VerifyMessageCommand;
 import apache.rocketmq.v2.TelemetryCommand;
 import io.basalt.broker.transaction.TransactionalMessages;
 import io.basalt.remoting.netty.RemotingConnectException;
@@ -20,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * A gRPC client as the broker's client registries see it: the connection its producers are registered with. A
  * request the broker sends it goes out on the client's Telemetry stream, translated: CHECK_TRANSACTION_STATE becomes
  * {@code recover_orphaned_transaction_command} (and the check copy's offsets are remembered for the EndTransaction
- * that answers it). Other requests have no 5.x equivalent here and fail, so that the caller knows nothing was
- * delivered. Active while a Telemetry stream is attached.
+ * that answers it); a consumer's GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY become
+ * {@code print_thread_stack_trace_command} and {@code verify_message_command}, answered from the client's reply
+ * (matched by nonce, within the caller's timeout). Other requests have no 5.x equivalent here and fail, so that the
+ * caller knows nothing was delivered. Active while a Telemetry stream is attached.
  */
 final class GrpcClientConnection implements RemotingConnection {
     private static final Logger log = LoggerFactory.getLogger(GrpcClientConnection.class);
@@ -30,12 +34,18 @@ final class GrpcClientConnection implements RemotingConnection {
     private final SocketAddress remoteAddress;
     private final TransactionOffsets transactions;
     private final LongFunction<StoredMessage> messageAt;
+    private final java.util.function.Function<String, StoredMessage> messageById;
+    private final PendingReplies replies = new PendingReplies();
+    private volatile ClientCommandReplies.ConsumerFacts consumerFacts;
     private StreamObserver<TelemetryCommand> telemetry;
     private boolean closed;
 
     /** @param messageAt the stored message at a CommitLog offset (the check copy a back-check names), or null */
+    /** @param messageById the stored message an offset message id names, or null */
     GrpcClientConnection(String clientId, SocketAddress remoteAddress, TransactionOffsets transactions,
-                         LongFunction<StoredMessage> messageAt) {
+                         LongFunction<StoredMessage> messageAt,
+                         java.util.function.Function<String, StoredMessage> messageById) {
+        this.messageById = messageById;
         this.clientId = clientId;
         this.remoteAddress = remoteAddress;
         this.transactions = transactions;
@@ -79,14 +89,69 @@ final class GrpcClientConnection implements RemotingConnection {
     }
 
     @Override
+    public String protocol() {
+        return "grpc";
+    }
+
+    @Override
     public synchronized boolean isActive() {
         return telemetry != null && !closed;
     }
 
+    /** Records what the broker knows of the consumer this connection belongs to (null for a producer). */
+    void consumer(ClientCommandReplies.ConsumerFacts facts) {
+        this.consumerFacts = facts;
+    }
+
+    /** A reply of the client to a command that waits for it; false when nothing waits for its nonce. */
+    boolean reply(String nonce, TelemetryCommand reply) {
+        return replies.complete(nonce, reply);
+    }
+
+    /**
+     * GET_CONSUMER_RUNNING_INFO and CONSUME_MESSAGE_DIRECTLY go out as {@code print_thread_stack_trace_command} and
+     * {@code verify_message_command} and are answered from the client's reply to their nonce; any other request
+     * fails, naming its code.
+     */
     @Override
     public CompletableFuture<RemotingCommand> invoke(RemotingCommand request, long timeoutMs) {
-        return CompletableFuture.failedFuture(new RemotingSendRequestException("request code " + request.code()
-            + " has no equivalent for gRPC client " + clientId, null));
+        ClientCommandReplies.ConsumerFacts facts = consumerFacts;
+        if (facts == null || (request.code() != RequestCode.GET_CONSUMER_RUNNING_INFO
+            && request.code() != RequestCode.CONSUME_MESSAGE_DIRECTLY)) {
+            return CompletableFuture.failedFuture(new RemotingSendRequestException("request code " + request.code()
+                + " has no equivalent for gRPC client " + clientId, null));
+        }
+        PendingReplies.Pending pending = replies.expect(timeoutMs);
+        TelemetryCommand command;
+        try {
+            command = request.code() == RequestCode.GET_CONSUMER_RUNNING_INFO
+                ? TelemetryCommand.newBuilder().setPrintThreadStackTraceCommand(
+                    PrintThreadStackTraceCommand.newBuilder().setNonce(pending.nonce())).build()
+                : TelemetryCommand.newBuilder().setVerifyMessageCommand(VerifyMessageCommand.newBuilder()
+                    .setNonce(pending.nonce()).setMessage(messageToVerify(request))).build();
+        } catch (RuntimeException e) {
+            replies.fail(pending.nonce(), e);
+            return CompletableFuture.failedFuture(new RemotingSendRequestException("the message to consume cannot be"
+                + " expressed for gRPC client " + clientId + ": " + e.getMessage(), e));
+        }
+        if (!push(command)) {
+            replies.fail(pending.nonce(), new RemotingConnectException("gRPC client " + clientId
+                + " has no Telemetry stream open", null));
+        }
+        boolean withJstack = "true".equals(request.extFields() == null ? null : request.extFields().get("jstackEnable"));
+        return pending.reply().thenApply(reply -> request.code() == RequestCode.GET_CONSUMER_RUNNING_INFO
+            ? ClientCommandReplies.runningInfo(reply, withJstack, facts)
+            : ClientCommandReplies.consumeMessageDirectly(reply));
+    }
+
+    /** The stored message a CONSUME_MESSAGE_DIRECTLY request names by its {@code msgId}, as the 5.x message. */
+    private apache.rocketmq.v2.Message messageToVerify(RemotingCommand request) {
+        String msgId = request.extFields() == null ? null : request.extFields().get("msgId");
+        StoredMessage stored = msgId == null ? null : messageById.apply(msgId);
+        if (stored == null) {
+            throw new IllegalArgumentException("no message with msgId " + msgId + " in this broker's store");
+        }
+        return StoredMessageMapping.toMessage(stored, stored.topic(), stored.queueId());
     }
 
     @Override
@@ -137,6 +202,7 @@ final class GrpcClientConnection implements RemotingConnection {
     @Override
     public synchronized void close() {
         closed = true;
+        replies.failAll(new RemotingConnectException("gRPC client " + clientId + " ended", null));
         if (telemetry != null) {
             try {
                 telemetry.onCompleted();

@@ -14,23 +14,42 @@ import java.util.function.LongFunction;
 /**
  * The gRPC clients this broker knows, by client id: the settings of their last Telemetry handshake and their
  * connection. Producers are registered in the broker's producer registry (group = topic, RocketMQ's proxy rule), so
- * they show up in producer-connection queries and receive transaction back-checks. Consumers are not registered as
- * remoting consumers: they would be handed queues by the remoting rebalance that they never pull from.
+ * they show up in producer-connection queries and receive transaction back-checks. Consumers are registered in the
+ * consumer registry (see {@link GrpcConsumerMembers}), so admin queries list them with their subscriptions; their
+ * connection says {@code grpc}, which keeps them out of the remoting rebalance (they receive from every queue by POP).
+ * A member whose Telemetry stream closed is dropped by the registry's expiry scan, as a closed remoting channel is.
  */
 final class GrpcClients {
-    record Session(ClientMetadata metadata, Settings settings, GrpcClientConnection connection) { }
+    /** @param subscriptions a consumer's subscriptions, parsed once at its handshake (empty for a producer) */
+    record Session(ClientMetadata metadata, Settings settings, GrpcClientConnection connection,
+                   java.util.List<io.basalt.broker.client.SubscriptionData> subscriptions) { }
 
     private final ConcurrentMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, GrpcClientConnection> connections = new ConcurrentHashMap<>();
     private final ClientManager clients;
     private final TransactionOffsets transactions;
     private final LongFunction<StoredMessage> messageAt;
+    private final java.util.function.Function<String, StoredMessage> messageById;
     private volatile java.util.function.Consumer<String> departure = clientId -> { };
+    private volatile GroupRecorder groupRecorder = group -> { };
 
-    GrpcClients(ClientManager clients, TransactionOffsets transactions, LongFunction<StoredMessage> messageAt) {
+    /** Records a consumer group and its retry topic, as a remoting consumer's heartbeat does. */
+    @FunctionalInterface
+    interface GroupRecorder {
+        void record(String group) throws java.io.IOException;
+    }
+
+    GrpcClients(ClientManager clients, TransactionOffsets transactions, LongFunction<StoredMessage> messageAt,
+                java.util.function.Function<String, StoredMessage> messageById) {
+        this.messageById = messageById;
         this.clients = clients;
         this.transactions = transactions;
         this.messageAt = messageAt;
+    }
+
+    /** Told the group of each consumer's handshake, to record the group and its retry topic. */
+    void recordGroupsWith(GroupRecorder recorder) {
+        this.groupRecorder = recorder;
     }
 
     /** Told the id of a client that ends or whose Telemetry stream closes. */
@@ -46,14 +65,28 @@ final class GrpcClients {
     /** The client's connection, created at its first call. */
     GrpcClientConnection connection(String clientId, SocketAddress remoteAddress) {
         return connections.computeIfAbsent(clientId, id -> new GrpcClientConnection(id, remoteAddress, transactions,
-            messageAt));
+            messageAt, messageById));
     }
 
     /** Records the client's settings (a Telemetry handshake) and registers it; returns its session. */
     Session settle(ClientMetadata metadata, Settings settings) {
         GrpcClientConnection connection = connection(metadata.clientId(), metadata.remoteAddress());
-        Session session = new Session(metadata, settings, connection);
+        Session session = new Session(metadata, settings, connection, GrpcConsumerMembers.isConsumer(settings)
+            ? GrpcConsumerMembers.subscriptions(settings, clients.now()) : java.util.List.of());
         sessions.put(metadata.clientId(), session);
+        if (GrpcConsumerMembers.isConsumer(settings)) {
+            String group = GrpcConsumerMembers.group(settings);
+            try {
+                // the admin tools find a group's brokers by the route of its %RETRY% topic
+                groupRecorder.record(group);
+            } catch (java.io.IOException e) {
+                org.slf4j.LoggerFactory.getLogger(GrpcClients.class).warn("consumer group {} is served from memory:"
+                    + " persisting its subscription group or retry topic failed ({})", group, e.toString());
+            }
+            connection.consumer(new ClientCommandReplies.ConsumerFacts(
+                GrpcConsumerMembers.consumeType(settings.getClientType()), metadata.version(), clients.now(),
+                session.subscriptions()));
+        }
         register(session);
         return session;
     }
@@ -81,6 +114,9 @@ final class GrpcClients {
                 clients.unregisterProducer(topic.getName(), clientId);
             }
         }
+        if (s != null && GrpcConsumerMembers.isConsumer(s.settings())) {
+            clients.unregisterConsumer(GrpcConsumerMembers.group(s.settings()), clientId);
+        }
         if (c != null) {
             clients.connectionClosed(c);
             c.close();
@@ -104,6 +140,9 @@ final class GrpcClients {
                 clients.registerProducer(topic.getName(), s.metadata().clientId(), s.connection(),
                     s.metadata().languageName(), ClientVersions.ordinalOf(s.metadata().version()));
             }
+        } else if (GrpcConsumerMembers.isConsumer(s.settings())) {
+            clients.registerConsumer(GrpcConsumerMembers.group(s.settings()),
+                GrpcConsumerMembers.member(s.metadata(), s.settings(), s.connection(), clients.now()), s.subscriptions());
         }
     }
 }

@@ -72,9 +72,11 @@ public final class GrpcServer {
     public GrpcServer(Wiring wiring) {
         this.wiring = wiring;
         TransactionOffsets transactions = new TransactionOffsets(wiring.store());
-        this.clients = new GrpcClients(wiring.clients(), transactions, wiring.store()::lookMessageByOffset);
+        this.clients = new GrpcClients(wiring.clients(), transactions, wiring.store()::lookMessageByOffset,
+            wiring.store()::viewMessageById);
         this.renewals = new AutoRenewals(wiring.pop(), System::currentTimeMillis);
         clients.onDeparture(renewals::clientGone);
+        clients.recordGroupsWith(wiring.pop()::recordConsumerGroup);
         this.service = new BrokerMessagingService(
             new RouteAnswers(wiring.brokerName(), wiring.brokerId(), this::advertised, wiring.topics(),
                 wiring.routePerm(), group -> wiring.groups().apply(group).map(SubscriptionGroupConfig::consumeMessageOrderly)

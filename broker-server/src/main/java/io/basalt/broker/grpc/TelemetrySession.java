@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * One client's Telemetry stream (§2.5). The client's {@code settings} are validated (a bad topic or group, or
  * settings with neither publishing nor subscription, fail the stream with INVALID_ARGUMENT, as RocketMQ's proxy
  * does), recorded and answered with the server's settings; the stream is then the client's connection for commands
- * the broker pushes (transaction back-checks). Replies to commands Basalt never sends are ignored.
+ * the broker pushes (transaction back-checks, thread stack and message verification requests, whose replies are
+ * handed to the connection by nonce).
  */
 final class TelemetrySession implements StreamObserver<TelemetryCommand> {
     private static final Logger log = LoggerFactory.getLogger(TelemetrySession.class);
@@ -38,6 +39,16 @@ final class TelemetrySession implements StreamObserver<TelemetryCommand> {
 
     @Override
     public void onNext(TelemetryCommand command) {
+        if (command.hasThreadStackTrace() || command.hasVerifyMessageResult()) {
+            String nonce = command.hasThreadStackTrace() ? command.getThreadStackTrace().getNonce()
+                : command.getVerifyMessageResult().getNonce();
+            GrpcClientConnection c = connection;
+            if (c == null || !c.reply(nonce, command)) {
+                log.debug("gRPC client {} replied to nonce {}, which nothing waits for (late or unknown)",
+                    metadata.clientId(), nonce);
+            }
+            return;
+        }
         if (!command.hasSettings()) {
             log.debug("gRPC client {} sent telemetry {}; nothing to do", metadata.clientId(), command.getCommandCase());
             return;

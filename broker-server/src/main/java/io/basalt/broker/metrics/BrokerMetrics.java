@@ -63,6 +63,7 @@ public final class BrokerMetrics implements TrafficObserver {
     private final Histogram flushGroupSize;
     private final RetryCounts retryCounts = new RetryCounts();
     private final RocketMqTraffic rocketMqTraffic = new RocketMqTraffic();
+    private volatile io.basalt.broker.client.ClientManager clients;
     private final Histogram deliveryLateness;
     private volatile java.util.function.Supplier<List<ScheduleMessageService.LevelStatus>> delayLevels = List::of;
     private volatile TransactionCounters transactions = new TransactionCounters();
@@ -434,6 +435,13 @@ public final class BrokerMetrics implements TrafficObserver {
     public void registerRocketMq(RocketMqMetrics.Sources rocketMq, String cluster, String brokerName,
                                  Map<String, String> extraLabels) {
         new RocketMqMetrics(registry, sources, rocketMq, cluster, brokerName, extraLabels).register(rocketMqTraffic);
+        this.clients = rocketMq.clients();
+    }
+
+    /** The online clients per group and protocol, for the status page; empty before {@link #registerRocketMq}. */
+    List<ClientRows.Row> clientRows() {
+        io.basalt.broker.client.ClientManager c = clients;
+        return c == null ? List.of() : ClientRows.of(c);
     }
 
     @Override

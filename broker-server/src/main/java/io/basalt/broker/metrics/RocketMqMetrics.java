@@ -250,10 +250,11 @@ public final class RocketMqMetrics {
                 Map<List<String>, Integer> counts = new HashMap<>();
                 for (List<ProducerRegistry.Producer> producers : sources.clients().producers().table().values()) {
                     for (ProducerRegistry.Producer p : producers) {
-                        counts.merge(List.of(lower(p.language()), versionLabel(p.version())), 1, Integer::sum);
+                        counts.merge(List.of(lower(p.language()), versionLabel(p.version()), protocolOf(p.connection())),
+                            1, Integer::sum);
                     }
                 }
-                counts.forEach((k, n) -> cb.call(n, k.get(0), k.get(1), "remoting"));
+                counts.forEach((k, n) -> cb.call(n, k.get(0), k.get(1), k.get(2)));
             })
             .register(registry);
         GaugeWithCallback.builder().name("rocketmq_consumer_connections").help("Consumer connections")
@@ -268,13 +269,21 @@ public final class RocketMqMetrics {
                     }
                     for (ConsumerGroupInfo.Member m : info.members()) {
                         counts.merge(List.of(group, lower(m.language()), versionLabel(m.version()),
-                            consumeMode(m.consumeType())), 1, Integer::sum);
+                            consumeMode(m.consumeType()), m.protocol()), 1, Integer::sum);
                     }
                 }
-                counts.forEach((k, n) -> cb.call(n, k.get(0), k.get(1), k.get(2), k.get(3), "remoting",
+                counts.forEach((k, n) -> cb.call(n, k.get(0), k.get(1), k.get(2), k.get(3), k.get(4),
                     Boolean.toString(k.get(0).startsWith("CID_RMQ_SYS_"))));
             })
             .register(registry);
+    }
+
+    /**
+     * The {@code protocol_type} of a client connection: {@code remoting}, or {@code grpc} for a 5.x SDK client (RocketMQ
+     * labels every connection {@code remoting}, its broker seeing only remoting clients).
+     */
+    static String protocolOf(io.basalt.remoting.processor.RemotingConnection connection) {
+        return connection == null ? "remoting" : connection.protocol();
     }
 
     private static String lower(String s) {

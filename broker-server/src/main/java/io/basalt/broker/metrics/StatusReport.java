@@ -19,7 +19,7 @@ import io.basalt.store.TimerMessages;
 
 /**
  * The status page's JSON ({@code /status.json}): topics with queue offsets and put TPS, consumer groups
- * with lag, the CommitLog and disk, the timer wheel, HA role and slaves, the delay levels, transactions, and the per-second series of the last minutes.
+ * with lag, the online producers and consumers per group and protocol, the CommitLog and disk, the timer wheel, HA role and slaves, the delay levels, transactions, and the per-second series of the last minutes.
  * Built on request, any thread.
  */
 final class StatusReport {
@@ -72,6 +72,11 @@ final class StatusReport {
             g.put("lag", g.get("lag").asLong() + l.lag());
             ((ArrayNode) g.get("queues")).addObject().put("queueId", l.queueId()).put("brokerOffset", l.brokerOffset())
                 .put("consumerOffset", l.consumerOffset()).put("lag", l.lag());
+        }
+        ArrayNode clientRows = root.putArray("clients");
+        for (ClientRows.Row r : metrics.clientRows()) {
+            clientRows.addObject().put("kind", r.kind()).put("group", r.group()).put("protocol", r.protocol())
+                .put("clients", r.clients());
         }
         timer(root.putObject("timer"), store.timerMessages());
         ArrayNode retries = root.putArray("retries");

@@ -117,6 +117,21 @@ public final class PopService {
 
     // ---- pop -----------------------------------------------------------------------------------------------------
 
+    /**
+     * Records a consumer group that registers by other means than a remoting heartbeat (a 5.x SDK consumer's
+     * Telemetry settings) as that heartbeat records it: the subscription group (auto-created if allowed) and its
+     * {@code %RETRY%} topic, by whose route the admin tools find the group's brokers.
+     *
+     * @throws IOException persisting the group or the topic failed (both are served from memory)
+     */
+    public void recordConsumerGroup(String group) throws IOException {
+        Optional<SubscriptionGroupConfig> config = groups.findOrAutoCreate(group);
+        if (config.isPresent()) {
+            topics.createIfAbsent(io.basalt.broker.topic.TopicValidator.retryTopic(group), config.get().retryQueueNums(),
+                io.basalt.broker.topic.Perm.READ | io.basalt.broker.topic.Perm.WRITE);
+        }
+    }
+
     /** Pops up to {@code maxMsgNums} messages, waiting at most the request's poll time for one. */
     public CompletableFuture<PopResult> pop(PopRequest request) {
         CompletableFuture<PopResult> answer = new CompletableFuture<>();

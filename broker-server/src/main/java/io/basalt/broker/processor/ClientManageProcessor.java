@@ -150,11 +150,13 @@ public final class ClientManageProcessor implements RequestProcessor {
     private RemotingCommand consumerList(RequestFields f) throws RequestFields.BadRequestException {
         String group = f.requireString("consumerGroup");
         ConsumerGroupInfo info = clients.consumerGroup(group);
-        if (info == null || info.isEmpty()) {
+        // the list remoting clients rebalance by: gRPC members receive from every queue and are not in it
+        List<String> ids = info == null ? List.of() : info.remotingClientIds();
+        if (ids.isEmpty()) {
             return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "no consumer for this group, " + group);
         }
         RemotingCommand response = RemotingCommand.response(ResponseCode.SUCCESS, null);
-        response.setBody(RouteBodies.consumerIdList(info.clientIds()));
+        response.setBody(RouteBodies.consumerIdList(ids));
         return response;
     }
 

@@ -111,6 +111,9 @@
         + (s.ha.secondsWithoutMaster > 0 ? ', no master for ' + s.ha.secondsWithoutMaster.toFixed(0) + ' s' : '');
     }
     document.getElementById('ha-role').textContent = haLine + (s.ha.slaves.length ? '' : ' (no slaves connected)');
+    fillBody('clients', (s.clients || []).map(function (c) {
+      return [el('td', c.kind), el('td', c.group), el('td', c.protocol), el('td', String(c.clients), 'num')];
+    }));
     fillBody('retries', (s.retries || []).map(function (r) {
       return [el('td', r.group), el('td', String(r.retries), 'num'), el('td', String(r.deadLettered), 'num'),
         el('td', String(r.dropped), 'num')];

@@ -305,6 +305,69 @@ class BrokerMetricsTest {
     }
 
     @Test
+    void clientConnectionsAreLabelledByProtocolAndListedOnTheStatusPage() throws Exception {
+        io.basalt.broker.client.ClientManager clients = new io.basalt.broker.client.ClientManager(120_000,
+            System::currentTimeMillis);
+        metrics.registerRocketMq(new RocketMqMetrics.Sources(clients, metrics.retryCounts(), new TransactionCounters(),
+            Map::of, () -> 6), "C1", "broker-x", Map.of());
+        ProtocolConnection remoting = new ProtocolConnection("remoting");
+        ProtocolConnection grpc = new ProtocolConnection("grpc");
+        clients.registerProducer("pg", "p-remoting", remoting, "JAVA", 1);
+        clients.registerProducer("Orders", "p-grpc", grpc, "JAVA", 1);
+        clients.registerConsumer("cg", new io.basalt.broker.client.ConsumerGroupInfo.Member("c-remoting", "r", "CONSUME_PASSIVELY",
+            "CLUSTERING", "CONSUME_FROM_LAST_OFFSET", System.currentTimeMillis(), remoting, "JAVA", 1), List.of());
+        clients.registerConsumer("cg", new io.basalt.broker.client.ConsumerGroupInfo.Member("c-grpc-1", "g",
+            "CONSUME_PASSIVELY", "CLUSTERING", "CONSUME_FROM_LAST_OFFSET", System.currentTimeMillis(), grpc, "JAVA", 1),
+            List.of());
+        clients.registerConsumer("cg", new io.basalt.broker.client.ConsumerGroupInfo.Member("c-grpc-2", "g",
+            "CONSUME_ACTIVELY", "CLUSTERING", "CONSUME_FROM_LAST_OFFSET", System.currentTimeMillis(),
+            new ProtocolConnection("grpc"), "JAVA", 1), List.of());
+
+        String text = scrape();
+        assertEquals(1, rocketMq(text, "rocketmq_producer_connections", "protocol_type=\"remoting\""));
+        assertEquals(1, rocketMq(text, "rocketmq_producer_connections", "protocol_type=\"grpc\""));
+        assertEquals(1, rocketMq(text, "rocketmq_consumer_connections", "consumer_group=\"cg\"",
+            "consume_mode=\"push\"", "protocol_type=\"remoting\""));
+        assertEquals(1, rocketMq(text, "rocketmq_consumer_connections", "consumer_group=\"cg\"",
+            "consume_mode=\"push\"", "protocol_type=\"grpc\""));
+        assertEquals(1, rocketMq(text, "rocketmq_consumer_connections", "consumer_group=\"cg\"",
+            "consume_mode=\"pull\"", "protocol_type=\"grpc\""));
+        String json = new StatusReport(metrics, new TrafficSampler(metrics, System::currentTimeMillis), "broker-a").json();
+        assertTrue(json.contains("\"clients\":[{\"kind\":\"consumer\",\"group\":\"cg\",\"protocol\":\"grpc\",\"clients\":2},"
+            + "{\"kind\":\"consumer\",\"group\":\"cg\",\"protocol\":\"remoting\",\"clients\":1},"
+            + "{\"kind\":\"producer\",\"group\":\"Orders\",\"protocol\":\"grpc\",\"clients\":1},"
+            + "{\"kind\":\"producer\",\"group\":\"pg\",\"protocol\":\"remoting\",\"clients\":1}]"), json);
+    }
+
+    /** An open connection of the given protocol. */
+    private record ProtocolConnection(String protocol) implements io.basalt.remoting.processor.RemotingConnection {
+        @Override
+        public java.net.SocketAddress remoteAddress() {
+            return new java.net.InetSocketAddress("127.0.0.1", 1);
+        }
+
+        @Override
+        public boolean isActive() {
+            return true;
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<io.basalt.remoting.protocol.RemotingCommand> invoke(
+            io.basalt.remoting.protocol.RemotingCommand request, long timeoutMs) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Void> invokeOneway(io.basalt.remoting.protocol.RemotingCommand r) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
     void retriesDeadLettersAndDropsAreCountedPerGroupAndShownOnTheStatusPage() throws Exception {
         metrics.retryCounts().retried("billing");
         metrics.retryCounts().retried("billing");

@@ -218,6 +218,60 @@ class ServerSideOffsetResetTest {
     }
 
     @Test
+    void theClientSidePathRefusesAGroupWithGrpcConsumersAndSendsNothing() throws Exception {
+        ClientManager clients = new ClientManager(120_000, System::currentTimeMillis);
+        OffsetResetProcessor clientSide = new OffsetResetProcessor("broker-a", false, () -> false,
+            TopicConfigManager.open(dir.resolve("config"), true, 4), groups, offsets, clients, store, hold::wakeQueue);
+        java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
+        io.basalt.remoting.processor.RemotingConnection grpc = new io.basalt.remoting.processor.RemotingConnection() {
+            @Override
+            public java.net.SocketAddress remoteAddress() {
+                return new java.net.InetSocketAddress("127.0.0.1", 1);
+            }
+
+            @Override
+            public boolean isActive() {
+                return true;
+            }
+
+            @Override
+            public String protocol() {
+                return "grpc";
+            }
+
+            @Override
+            public CompletableFuture<RemotingCommand> invoke(RemotingCommand request, long timeoutMs) {
+                sent.incrementAndGet();
+                return new CompletableFuture<>();
+            }
+
+            @Override
+            public CompletableFuture<Void> invokeOneway(RemotingCommand request) {
+                sent.incrementAndGet();
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        clients.registerConsumer("cg", new io.basalt.broker.client.ConsumerGroupInfo.Member("grpc-1", "g",
+            "CONSUME_PASSIVELY", "CLUSTERING", "CONSUME_FROM_LAST_OFFSET", System.currentTimeMillis(), grpc, "JAVA",
+            400), java.util.List.of());
+        assertEquals(ResponseCode.SUCCESS, commit(5).code());
+        RemotingCommand r = RemotingCommand.request(RequestCode.INVOKE_BROKER_TO_RESET_OFFSET);
+        r.putExtField("topic", "T");
+        r.putExtField("group", "cg");
+        r.putExtField("timestamp", "0");
+        r.putExtField("isForce", "true");
+        RemotingCommand refused = clientSide.processRequest(context, r).get();
+        assertEquals(ResponseCode.SYSTEM_ERROR, refused.code());
+        assertTrue(refused.remark().contains("gRPC consumers [grpc-1]"), refused.remark());
+        assertEquals(0, sent.get());
+        assertEquals(5, offsets.queryOffset("cg", "T", 0));
+    }
+
+    @Test
     void refusalsAreRocketMqs() throws Exception {
         RemotingCommand noTopic = resetRequest("Nope", "cg", null, null, 0);
         assertEquals(ResponseCode.TOPIC_NOT_EXIST, noTopic.code());

@@ -190,6 +190,13 @@ public final class OffsetResetProcessor implements RequestProcessor {
                 "Consumer not online, so can not reset offset, Group: %s Topic: %s Timestamp: %d", r.group(), r.topic(),
                 r.timestamp()));
         }
+        List<String> grpc = members.stream().filter(m -> !m.remoting()).map(ConsumerGroupInfo.Member::clientId).toList();
+        if (!grpc.isEmpty()) {
+            // a 5.x SDK consumer receives by POP from the broker's offsets and has no command to move its own
+            return RemotingCommand.response(ResponseCode.SYSTEM_ERROR, "the consumer group <" + r.group() + "> has gRPC"
+                + " consumers " + grpc + ", which a client-side offset reset cannot reach; nothing was sent. Reset on"
+                + " the broker instead (useServerSideResetOffset=true)");
+        }
         List<String> old = new ArrayList<>();
         for (ConsumerGroupInfo.Member member : members) {
             if (member.version() < V3_0_7) {

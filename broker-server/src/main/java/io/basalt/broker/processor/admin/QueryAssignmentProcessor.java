@@ -150,7 +150,7 @@ public final class QueryAssignmentProcessor implements RequestProcessor {
         if (info == null || info.isEmpty()) {
             return noAssignment("no consumer of group " + group + " is registered on this broker");
         }
-        List<String> clientIds = info.clientIds();
+        List<String> clientIds = info.remotingClientIds();
         Collection<MessageQueue> result = requestMode == MessageRequestMode.POP
             ? QueueAllocation.pop(strategy.get(), body.clientId(), all, clientIds, mode.popShareQueueNum())
             : QueueAllocation.pull(strategy.get(), body.clientId(), all, clientIds);
