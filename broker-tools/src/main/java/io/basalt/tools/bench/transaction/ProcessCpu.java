@@ -10,22 +10,22 @@ import java.nio.file.Path;
  * user + system time of all its threads from {@code /proc/<pid>/stat} (fields 14 and 15, in clock ticks).
  * A pid of 0 means none is known: every sample is 0.
  */
-final class ProcessCpu {
+public final class ProcessCpu {
     /** USER_HZ: Linux reports /proc times in 1/100 s on every architecture the JVM runs on. */
     static final long TICKS_PER_SECOND = 100;
 
     private final long pid;
 
-    ProcessCpu(long pid) {
+    public ProcessCpu(long pid) {
         this.pid = pid;
     }
 
-    boolean known() {
+    public boolean known() {
         return pid > 0;
     }
 
     /** User + system CPU time consumed so far, in microseconds. */
-    long cpuMicros() throws IOException {
+    public long cpuMicros() throws IOException {
         if (pid <= 0) {
             return 0;
         }
