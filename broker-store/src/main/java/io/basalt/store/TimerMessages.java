@@ -57,6 +57,14 @@ public interface TimerMessages {
     }
 
     /**
+     * How far the read clock is behind now, in ms ({@link Stats#dequeueLagMillis()}) without the rest of
+     * {@link #stats()}, whose congestion sum walks the whole wheel: for callers that poll it often.
+     */
+    default long dequeueLagMillis() {
+        return stats().dequeueLagMillis();
+    }
+
+    /**
      * @param pending            timers in the wheel not yet delivered (cancels subtract)
      * @param enqueueLagMessages rmq_sys_wheel_timer entries not yet in the wheel (RocketMQ's timerOffsetBehind)
      * @param enqueueLagMillis   age of the oldest entry not yet in the wheel, 0 when none

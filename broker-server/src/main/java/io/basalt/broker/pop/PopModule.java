@@ -87,7 +87,7 @@ public final class PopModule {
         MessageReviver reviver = new MessageReviver(store, topics, groups, offsets, storeHost, counters, retryCounts);
         this.revive = new PopReviveService(settings.reviveQueueNum(), settings.reviveInterval(),
             q -> new ReviveQueueReader(store, offsets, reviveTopic, q, reviver,
-                () -> System.currentTimeMillis() - store.timerMessages().stats().dequeueLagMillis()));
+                () -> System.currentTimeMillis() - store.timerMessages().dequeueLagMillis()));
         try {
             topics.createIfAbsent(reviveTopic, settings.reviveQueueNum(), Perm.READ | Perm.WRITE);
         } catch (IOException e) {

@@ -412,6 +412,11 @@ public final class TimerMessageStore implements TimerMessages {
             dropped.get() + (delivery == null ? 0 : delivery.setAside()));
     }
 
+    @Override
+    public long dequeueLagMillis() {
+        return Math.max(0, store.nowMs() - currReadTimeMs);
+    }
+
     /** Sum of the slot counts from the read time on; scanning the wheel at most once a second. */
     private long congestNum(long now) {
         if (now - congestCacheAt < 1000) {
