@@ -42,9 +42,12 @@ public final class BrokerProcess implements AutoCloseable {
     private volatile int openFileLimit;
     /** JVM options added to the broker's command line by every later {@link #start()}. */
     private final List<String> jvmOptions = new ArrayList<>();
+    /** Where the broker's console output ({@code broker.out}) and its logs go; {@link #dir} unless moved. */
+    private volatile Path outputDir;
 
     private BrokerProcess(Path dir, int port, Map<String, String> extra) throws IOException {
         this.dir = dir;
+        this.outputDir = dir;
         this.port = port;
         this.confFile = dir.resolve("broker.conf");
         Files.createDirectories(dir);
@@ -227,6 +230,15 @@ public final class BrokerProcess implements AutoCloseable {
         return this;
     }
 
+    /**
+     * The broker's console output and logs of every later {@link #start()} go to {@code outputDir}: a test
+     * that fills the store's disk keeps them, and with them the reason a start failed.
+     */
+    public BrokerProcess withOutputDir(Path outputDir) {
+        this.outputDir = outputDir;
+        return this;
+    }
+
     /** Starts the broker and waits until its port answers. */
     public void start() throws IOException {
         List<String> command = new ArrayList<>();
@@ -238,8 +250,8 @@ public final class BrokerProcess implements AutoCloseable {
         command.addAll(java);
         ProcessBuilder pb = new ProcessBuilder(command)
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.out").toFile()));
-        pb.environment().put("BASALT_LOG_DIR", dir.resolve("logs").toString());
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(outputDir.resolve("broker.out").toFile()));
+        pb.environment().put("BASALT_LOG_DIR", outputDir.resolve("logs").toString());
         process = pb.start();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
             if (!process.isAlive()) {
@@ -259,7 +271,7 @@ public final class BrokerProcess implements AutoCloseable {
     }
 
     public String output() throws IOException {
-        Path out = dir.resolve("broker.out");
+        Path out = outputDir.resolve("broker.out");
         return Files.exists(out) ? Files.readString(out) : "";
     }
 

@@ -1083,7 +1083,7 @@ public final class BrokerController {
         try {
             // before POP is served: offsets consumerOffset.json lost behind stored POP checkpoints are raised
             pop.recoverOffsets(configDir(configuration));
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             store.shutdown();
             throw e;
         }

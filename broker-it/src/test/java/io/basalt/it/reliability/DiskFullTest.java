@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -76,7 +78,8 @@ class DiskFullTest {
         String refusal;
         Path placeholder = mount.resolve("placeholder");
         try (BrokerProcess broker = BrokerProcess.create(mount.resolve("broker"), Map.of(
-                "flushDiskType", "SYNC_FLUSH", "cleanFileForciblyEnable", "false"))) {
+                "flushDiskType", "SYNC_FLUSH", "cleanFileForciblyEnable", "false"))
+                .withOutputDir(dir)) {
             broker.start();
             DefaultMQProducer producer = Clients.producer(broker, "pg-disk-full");
             producer.setRetryTimesWhenSendFailed(0);
@@ -197,14 +200,23 @@ class DiskFullTest {
 
     /** Writes {@code file} until the filesystem is full. */
     private static void fill(Path file) throws IOException {
-        byte[] chunk = new byte[1 << 16];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            while (true) {
-                out.write(chunk);
-            }
-        } catch (IOException e) {
-            if (!String.valueOf(e.getMessage()).contains("No space left")) {
-                throw e;
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND)) {
+            // 64 KiB chunks, then single pages: the same (empty) free space on every run
+            for (int chunk : new int[] {1 << 16, 1 << 12, 1}) {
+                ByteBuffer bytes = ByteBuffer.allocate(chunk);
+                try {
+                    while (true) {
+                        bytes.clear();
+                        while (bytes.hasRemaining()) {
+                            out.write(bytes);
+                        }
+                    }
+                } catch (IOException e) {
+                    if (!String.valueOf(e.getMessage()).contains("No space left")) {
+                        throw e;
+                    }
+                }
             }
         }
     }

@@ -101,9 +101,8 @@ public final class PopModule {
      * then on keeps {@code config/popCheckPointScanStart.json} with each write of consumerOffset.json.
      *
      * @return the number of (topic, group, queue) offsets raised
-     * @throws IOException when the offsets cannot be written
      */
-    public int recoverOffsets(Path configDir) throws IOException {
+    public int recoverOffsets(Path configDir) {
         JsonConfigFile scanStartFile = CheckPointScanStart.file(configDir);
         Optional<CheckPointScanStart> start;
         try {
@@ -128,7 +127,15 @@ public final class PopModule {
             CheckPointScanStart scanStart = service.checkPointScanStart();
             return () -> scanStart.store(scanStartFile);
         });
-        offsets.persist();
+        try {
+            offsets.persist();
+        } catch (IOException e) {
+            // A full disk must not stop the start (the store opens with no free space). The raised offsets are
+            // served from memory and the periodic write retries; until one succeeds, the scan start on disk is the
+            // old one, so a crash in between raises them again.
+            log.warn("POP offsets checked at start-up not written ({}); the periodic consumer offset write retries",
+                e.getMessage());
+        }
         return raised;
     }
 

@@ -107,6 +107,31 @@ class PopOffsetRecoveryTest {
     }
 
     @Test
+    void aStartThatCannotWriteTheRaisedOffsetsStillServesThemAndKeepsTheOldScanStart() throws Exception {
+        pop.recoverOffsets(config());
+        offsets.persist();
+        Path lastWritten = keepOffsetFiles();
+        assertEquals(4, pop(4, 60_000));
+        crashAndRestartWith(lastWritten);
+        // a full disk, as far as consumerOffset.json is concerned: its temporary file cannot be written
+        Path blocker = Files.createDirectories(config().resolve("consumerOffset.json.tmp").resolve("blocker"));
+        byte[] scanStartBefore = Files.readAllBytes(config().resolve(CheckPointScanStart.FILE_NAME));
+
+        assertEquals(1, pop.recoverOffsets(config()), "the start goes on");
+        assertEquals(4, offsets.queryOffset("g", "T", 0), "the raise is served from memory");
+        assertEquals(0, pop(32, 60_000), "nothing popped twice");
+        assertEquals(-1, ConsumerOffsetManager.open(config()).queryOffset("g", "T", 0), "not written: still no offset");
+        assertEquals(new String(scanStartBefore, StandardCharsets.UTF_8),
+            Files.readString(config().resolve(CheckPointScanStart.FILE_NAME)),
+            "the old scan start stays, so a crash before the next write raises the offsets again");
+
+        Files.delete(blocker);
+        Files.delete(blocker.getParent());
+        offsets.persist();
+        assertEquals(4, ConsumerOffsetManager.open(config()).queryOffset("g", "T", 0), "the next write has it");
+    }
+
+    @Test
     void anAutoCreatedGroupLostWithTheFilesStillHasItsOffsetRaised() throws Exception {
         pop.recoverOffsets(config());
         offsets.persist();
