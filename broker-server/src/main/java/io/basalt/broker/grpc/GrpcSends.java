@@ -6,11 +6,12 @@ import apache.rocketmq.v2.MessageType;
 import apache.rocketmq.v2.SendMessageResponse;
 import apache.rocketmq.v2.SendResultEntry;
 import apache.rocketmq.v2.Status;
+import io.basalt.broker.processor.SendMessageProcessor;
+import io.basalt.broker.processor.SendOutcome;
 import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.remoting.processor.RequestContext;
-import io.basalt.remoting.processor.RequestProcessor;
-import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.RemotingVersion;
 import io.basalt.remoting.protocol.ResponseCode;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,9 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * SendMessage: the request's checks, then each message as a SEND_MESSAGE run by the broker's own send processor (so
- * timers, half messages, flush and replication behave exactly as for remoting producers), one result entry per
- * message. The half message's offsets are remembered for the EndTransaction that follows.
+ * SendMessage: the request's checks, then each message's send header handed to the broker's own send processor (so
+ * timers, half messages, flush and replication behave exactly as for remoting producers) and its typed outcome read
+ * back, one result entry per message. The half message's offsets are remembered for the EndTransaction that follows.
  */
 final class GrpcSends {
     private static final Logger log = LoggerFactory.getLogger(GrpcSends.class);
@@ -31,12 +32,12 @@ final class GrpcSends {
     private final Function<String, TopicConfig> topics;
     private final IntUnaryOperator routePerm;
     private final int maxBodySize;
-    private final RequestProcessor sendProcessor;
+    private final SendMessageProcessor sendProcessor;
     private final TransactionOffsets transactions;
     private final QueueChoice queues = new QueueChoice();
 
     GrpcSends(Function<String, TopicConfig> topics, IntUnaryOperator routePerm, int maxBodySize,
-              RequestProcessor sendProcessor, TransactionOffsets transactions) {
+              SendMessageProcessor sendProcessor, TransactionOffsets transactions) {
         this.topics = topics;
         this.routePerm = routePerm;
         this.maxBodySize = maxBodySize;
@@ -84,54 +85,30 @@ final class GrpcSends {
 
     private CompletableFuture<SendResultEntry> sendOne(Message m, int queueId, RequestContext context, String bornHost,
         long now) {
-        RemotingCommand request = SendRequestMapping.toSendRequest(m, queueId, bornHost, now);
-        CompletableFuture<RemotingCommand> response;
+        CompletableFuture<SendOutcome> outcome;
         try {
-            response = sendProcessor.processRequest(context, request);
-        } catch (Exception e) {
-            response = CompletableFuture.failedFuture(e);
+            outcome = sendProcessor.send(context, SendRequestMapping.toHeader(m, queueId, bornHost, now),
+                m.getBody().toByteArray(), false, RemotingVersion.CURRENT);
+        } catch (RuntimeException e) {
+            outcome = CompletableFuture.failedFuture(e);
         }
-        return response.handle((r, failure) -> {
+        return outcome.handle((r, failure) -> {
             if (failure != null || r == null) {
                 log.warn("gRPC send to {} failed: {}", m.getTopic().getName(), String.valueOf(failure));
                 return entry(m, GrpcCodes.status(Code.INTERNAL_SERVER_ERROR, "the send failed: " + failure));
             }
             Status status = GrpcCodes.fromRemoting(r.code(), r.remark());
-            boolean stored = r.code() == ResponseCode.SUCCESS || r.code() == ResponseCode.FLUSH_DISK_TIMEOUT
-                || r.code() == ResponseCode.FLUSH_SLAVE_TIMEOUT || r.code() == ResponseCode.SLAVE_NOT_AVAILABLE;
-            SendResultEntry.Builder entry = SendResultEntry.newBuilder().setStatus(status)
-                .setMessageId(m.getSystemProperties().getMessageId());
-            if (stored && r.extFields() != null) {
-                String messageId = m.getSystemProperties().getMessageId();
-                entry.setTransactionId(messageId);
-                String queueOffset = r.extFields().get("queueOffset");
-                if (queueOffset != null) {
-                    entry.setOffset(Long.parseLong(queueOffset));
-                }
+            String messageId = m.getSystemProperties().getMessageId();
+            SendResultEntry.Builder entry = SendResultEntry.newBuilder().setStatus(status).setMessageId(messageId);
+            if (r.stored()) {
+                entry.setTransactionId(messageId).setOffset(r.queueOffset());
                 if (m.getSystemProperties().getMessageType() == MessageType.TRANSACTION) {
-                    rememberHalf(m, r);
+                    transactions.remember(m.getTopic().getName(), messageId,
+                        new TransactionOffsets.Location(r.queueOffset(), r.commitLogOffset()));
                 }
             }
             return entry.build();
         });
-    }
-
-    private void rememberHalf(Message m, RemotingCommand r) {
-        String msgId = r.extFields().get("msgId");
-        String queueOffset = r.extFields().get("queueOffset");
-        if (msgId == null || queueOffset == null) {
-            return;
-        }
-        try {
-            // an offset message id ends with the CommitLog offset, 16 hex digits
-            String first = msgId.split(",")[0];
-            long commitLogOffset = Long.parseUnsignedLong(first.substring(first.length() - 16), 16);
-            transactions.remember(m.getTopic().getName(), m.getSystemProperties().getMessageId(),
-                new TransactionOffsets.Location(Long.parseLong(queueOffset), commitLogOffset));
-        } catch (RuntimeException e) {
-            // the store lookup by transaction id still finds it
-            log.debug("cannot read the half message offsets from {}: {}", msgId, e.toString());
-        }
     }
 
     private static SendResultEntry entry(Message m, Status status) {

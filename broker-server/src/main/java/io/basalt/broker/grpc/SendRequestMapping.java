@@ -6,14 +6,13 @@ import apache.rocketmq.v2.MessageType;
 import apache.rocketmq.v2.SystemProperties;
 import io.basalt.broker.topic.TopicValidator;
 import io.basalt.broker.transaction.TransactionalMessages;
-import io.basalt.remoting.protocol.RequestCode;
-import io.basalt.remoting.protocol.RemotingCommand;
+import io.basalt.remoting.protocol.SendMessageRequestHeader;
 import io.basalt.store.MessageProperties;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A 5.x client's message as the SEND_MESSAGE request the broker's send processor executes (RocketMQ's proxy mapping,
+ * A 5.x client's message as the SEND_MESSAGE header the broker's send processor executes (RocketMQ's proxy mapping,
  * §2.6.3): user properties, then the system properties under RocketMQ's names; producer group = topic; a
  * transactional message is a half message (TRAN_MSG, sysFlag prepared); a delivery time is a timer message
  * (TIMER_DELIVER_MS); a GZIP body is stored compressed as received.
@@ -26,16 +25,20 @@ final class SendRequestMapping {
     static final String PROPERTY_BORN_TIMESTAMP = "BORN_TIMESTAMP";
     static final String PROPERTY_TIMER_DELIVER_MS = "TIMER_DELIVER_MS";
     static final String PROPERTY_RECONSUME_TIME = "RECONSUME_TIME";
+    /** What RocketMQ's proxy puts in defaultTopicQueueNums (read only when a topic is auto-created). */
+    static final int DEFAULT_TOPIC_QUEUE_NUMS = 4;
 
     private SendRequestMapping() {
     }
 
     /**
+     * The send header the broker's send processor reads, built directly (no request fields written and parsed back).
+     *
      * @param queueId  the queue the broker chose
      * @param bornHost the client's address, used when the message names none
      * @param nowMillis the born time used when the message has none
      */
-    static RemotingCommand toSendRequest(Message m, int queueId, String bornHost, long nowMillis) {
+    static SendMessageRequestHeader toHeader(Message m, int queueId, String bornHost, long nowMillis) {
         SystemProperties system = m.getSystemProperties();
         String topic = m.getTopic().getName();
         long bornTimestamp = system.hasBornTimestamp() ? SendMessageChecks.millis(system.getBornTimestamp()) : nowMillis;
@@ -46,21 +49,20 @@ final class SendRequestMapping {
         if (system.getMessageType() == MessageType.TRANSACTION) {
             sysFlag |= TransactionalMessages.TRANSACTION_PREPARED_TYPE;
         }
-        RemotingCommand request = RemotingCommand.request(RequestCode.SEND_MESSAGE);
-        request.putExtField("producerGroup", topic);
-        request.putExtField("topic", topic);
-        request.putExtField("defaultTopic", TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC);
-        request.putExtField("defaultTopicQueueNums", "4");
-        request.putExtField("queueId", Integer.toString(queueId));
-        request.putExtField("sysFlag", Integer.toString(sysFlag));
-        request.putExtField("bornTimestamp", Long.toString(bornTimestamp));
-        request.putExtField("flag", "0");
-        request.putExtField("properties", MessageProperties.toPropertiesString(properties(m, bornHost, bornTimestamp)));
-        request.putExtField("reconsumeTimes", Integer.toString(system.hasDeliveryAttempt() ? system.getDeliveryAttempt() : 0));
-        request.putExtField("unitMode", "false");
-        request.putExtField("batch", "false");
-        request.setBody(m.getBody().toByteArray());
-        return request;
+        SendMessageRequestHeader header = new SendMessageRequestHeader();
+        header.setProducerGroup(topic);
+        header.setTopic(topic);
+        header.setDefaultTopic(TopicValidator.AUTO_CREATE_TOPIC_KEY_TOPIC);
+        header.setDefaultTopicQueueNums(DEFAULT_TOPIC_QUEUE_NUMS);
+        header.setQueueId(queueId);
+        header.setSysFlag(sysFlag);
+        header.setBornTimestamp(bornTimestamp);
+        header.setFlag(0);
+        header.setProperties(MessageProperties.toPropertiesString(properties(m, bornHost, bornTimestamp)));
+        header.setReconsumeTimes(system.hasDeliveryAttempt() ? system.getDeliveryAttempt() : 0);
+        header.setUnitMode(false);
+        header.setBatch(false);
+        return header;
     }
 
     static Map<String, String> properties(Message m, String bornHost, long bornTimestamp) {

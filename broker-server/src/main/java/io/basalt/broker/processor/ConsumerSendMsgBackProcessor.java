@@ -182,7 +182,7 @@ public final class ConsumerSendMsgBackProcessor implements RequestProcessor {
         String originTopic = properties.get(PROPERTY_RETRY_TOPIC);
         return store.asyncPutMessage(message)
             .thenApply(result -> answer(result, message, group, originTopic, toDlq))
-            .exceptionally(SendMessageProcessor::refusedAfterFailStop);
+            .exceptionally(failure -> SendMessageProcessor.refusedAfterFailStop(failure).toResponse());
     }
 
     /**

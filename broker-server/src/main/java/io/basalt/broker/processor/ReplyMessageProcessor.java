@@ -103,7 +103,7 @@ public final class ReplyMessageProcessor implements RequestProcessor {
             .thenApply(result -> storedOrNull(result, message, startNanos));
         // a store that failed stop fails the waiting put: SERVICE_NOT_AVAILABLE, as for a send, not a processor error
         return pushFailure.thenCombine(stored, (failure, m) -> response(failure, queueId, m))
-            .exceptionally(SendMessageProcessor::refusedAfterFailStop);
+            .exceptionally(failure -> SendMessageProcessor.refusedAfterFailStop(failure).toResponse());
     }
 
     /** Pushes the reply to its requester; completes with null once it took it, else with why not. */
@@ -178,7 +178,7 @@ public final class ReplyMessageProcessor implements RequestProcessor {
             response.putExtField("queueId", Integer.toString(queueId));
             response.putExtField("queueOffset", "0");
         }
-        response.putExtField("MSG_REGION", SendMessageProcessor.REGION);
+        response.putExtField("MSG_REGION", SendOutcome.REGION);
         response.putExtField("TRACE_ON", "true");
         return response;
     }

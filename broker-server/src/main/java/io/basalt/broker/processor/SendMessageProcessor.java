@@ -49,7 +49,6 @@ public final class SendMessageProcessor implements RequestProcessor {
     private static final Logger log = LoggerFactory.getLogger(SendMessageProcessor.class);
     private static final int MAX_PROPERTIES_LENGTH = SendRequestCheck.MAX_PROPERTIES_LENGTH;
     static final String PROPERTY_CLUSTER = "CLUSTER";
-    static final String REGION = "DefaultRegion";
 
     private final StoreHost host;
     private final SendRequestCheck check;
@@ -99,13 +98,31 @@ public final class SendMessageProcessor implements RequestProcessor {
         try {
             header = SendMessageRequestHeader.parse(request);
         } catch (RemotingCommandException e) {
-            return done(BrokerResponseCode.INVALID_PARAMETER, "bad send request header: " + e.getMessage());
+            return CompletableFuture.completedFuture(RemotingCommand.response(BrokerResponseCode.INVALID_PARAMETER,
+                "bad send request header: " + e.getMessage()));
         }
         boolean batch = request.code() == RequestCode.SEND_BATCH_MESSAGE;
-        byte[] body = request.body();
+        return send(context, header, request.body(), batch, request.version(), startNanos)
+            .thenApply(SendOutcome::toResponse);
+    }
+
+    /**
+     * A send whose header is already read: the same checks, store put and counting as a SEND_MESSAGE request, for
+     * a caller that builds the header itself (the gRPC endpoint) and reads the outcome without a response frame.
+     *
+     * @param batch   a SEND_BATCH_MESSAGE body (RocketMQ's encoded messages)
+     * @param version the client's remoting version (read by the retry-topic routing)
+     */
+    public CompletableFuture<SendOutcome> send(RequestContext context, SendMessageRequestHeader header, byte[] body,
+                                               boolean batch, int version) {
+        return send(context, header, body, batch, version, System.nanoTime());
+    }
+
+    private CompletableFuture<SendOutcome> send(RequestContext context, SendMessageRequestHeader header, byte[] body,
+                                                boolean batch, int version, long startNanos) {
         SendRequestCheck.Verdict verdict = check.check(header, body, context.remoteAddress(), batch);
         if (verdict instanceof SendRequestCheck.Refused refused) {
-            return CompletableFuture.completedFuture(refused.response());
+            return done(refused.code(), refused.remark());
         }
         int acceptedQueueId = ((SendRequestCheck.Accepted) verdict).queueId();
         String clientProperties = header.getProperties() == null ? "" : header.getProperties();
@@ -116,7 +133,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         RetryTopicSends.Route route = null;
         if (!batch && RetryTopics.isRetryTopic(header.getTopic())) {
             try {
-                route = retries.route(header, request.version(), clientProperties);
+                route = retries.route(header, version, clientProperties);
             } catch (IOException e) {
                 log.error("cannot persist the DLQ topic or group created for a send to {}", header.getTopic(), e);
                 return done(ResponseCode.SYSTEM_ERROR, "cannot create the DLQ of " + header.getTopic() + ": "
@@ -182,7 +199,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         }
     }
 
-    private CompletableFuture<RemotingCommand> sendBatch(SendMessageRequestHeader header, byte[] body, String properties,
+    private CompletableFuture<SendOutcome> sendBatch(SendMessageRequestHeader header, byte[] body, String properties,
         java.util.function.Consumer<BrokerMessage.Builder> common, long startNanos) {
         if (body == null || body.length == 0) {
             return done(ResponseCode.MESSAGE_ILLEGAL, "the batch is empty");
@@ -251,7 +268,7 @@ public final class SendMessageProcessor implements RequestProcessor {
         return sb.toString();
     }
 
-    private RemotingCommand response(PutMessageResult result, List<BrokerMessage> messages, long startNanos) {
+    private SendOutcome response(PutMessageResult result, List<BrokerMessage> messages, long startNanos) {
         PutMessageStatus status = result.status();
         long bodyBytes = 0;
         for (BrokerMessage m : messages) {
@@ -262,11 +279,10 @@ public final class SendMessageProcessor implements RequestProcessor {
             System.nanoTime() - startNanos);
         int code = responseCode(status);
         if (!status.isStored()) {
-            return RemotingCommand.response(code, result.reason() != null ? result.reason() : refusalRemark(status));
+            return SendOutcome.refused(code, result.reason() != null ? result.reason() : refusalRemark(status));
         }
         counters.stored(messages.get(0).topic(), RocketMqMessageType.of(messages.get(0).propertiesString()),
             result.appendResult().messageCount(), result.appendResult().wroteBytes());
-        RemotingCommand response = RemotingCommand.response(code, storedRemark(status));
         // a transform may have stored other records (a delayed message goes to SCHEDULE_TOPIC_XXXX): their ids
         List<BrokerMessage> stored = result.appendedMessages() != null ? result.appendedMessages() : messages;
         StringJoiner msgIds = new StringJoiner(",");
@@ -274,15 +290,9 @@ public final class SendMessageProcessor implements RequestProcessor {
             msgIds.add(m.offsetMsgId());
         }
         BrokerMessage first = messages.get(0);
-        response.putExtField("msgId", msgIds.toString());
-        response.putExtField("queueId", Integer.toString(first.queueId()));
-        response.putExtField("queueOffset", Long.toString(result.appendResult().queueOffset()));
-        if (messages.size() == 1 && first.uniqKey() != null) {
-            response.putExtField("transactionId", first.uniqKey());
-        }
-        response.putExtField("MSG_REGION", REGION);
-        response.putExtField("TRACE_ON", "true");
-        return response;
+        return new SendOutcome(code, storedRemark(status), msgIds.toString(), first.queueId(),
+            result.appendResult().queueOffset(), stored.get(0).physicalOffset(),
+            messages.size() == 1 ? first.uniqKey() : null);
     }
 
     /** RocketMQ's response code for a store status (SendMessageProcessor.handlePutMessageResult). */
@@ -336,16 +346,16 @@ public final class SendMessageProcessor implements RequestProcessor {
      * nothing (every waiting send would otherwise add an ERROR line with a stack trace). Anything else
      * stays a processor failure.
      */
-    static RemotingCommand refusedAfterFailStop(Throwable error) {
+    static SendOutcome refusedAfterFailStop(Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof StoreException) {
-            return RemotingCommand.response(ResponseCode.SERVICE_NOT_AVAILABLE,
+            return SendOutcome.refused(ResponseCode.SERVICE_NOT_AVAILABLE,
                 "service not available now, message not durable: " + cause.getMessage());
         }
         throw error instanceof CompletionException c ? c : new CompletionException(error);
     }
 
-    private static CompletableFuture<RemotingCommand> done(int code, String remark) {
-        return CompletableFuture.completedFuture(RemotingCommand.response(code, remark));
+    private static CompletableFuture<SendOutcome> done(int code, String remark) {
+        return CompletableFuture.completedFuture(SendOutcome.refused(code, remark));
     }
 }

@@ -7,8 +7,7 @@ import apache.rocketmq.v2.Encoding;
 import apache.rocketmq.v2.Message;
 import apache.rocketmq.v2.MessageType;
 import com.google.protobuf.Duration;
-import io.basalt.remoting.protocol.RemotingCommand;
-import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.SendMessageRequestHeader;
 import io.basalt.store.MessageProperties;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -19,15 +18,17 @@ class SendRequestMappingTest {
         Message m = SendMessageChecksTest.withSystem(SendMessageChecksTest.message("F").putUserProperties("color", "red"),
             s -> s.setMessageType(MessageType.FIFO).setMessageGroup("order-1").setTag("TagA").addKeys("k1").addKeys("k2")
                 .setTraceContext("trace").setBornTimestamp(StoredMessageMapping.timestamp(1234))).build();
-        RemotingCommand r = SendRequestMapping.toSendRequest(m, 3, "10.0.0.9:5555", 99);
-        assertEquals(RequestCode.SEND_MESSAGE, r.code());
-        Map<String, String> f = r.extFields();
-        assertEquals("F", f.get("producerGroup"), "producer group = topic");
-        assertEquals("F", f.get("topic"));
-        assertEquals("3", f.get("queueId"));
-        assertEquals("0", f.get("sysFlag"));
-        assertEquals("1234", f.get("bornTimestamp"));
-        Map<String, String> p = MessageProperties.parse(f.get("properties"));
+        SendMessageRequestHeader h = SendRequestMapping.toHeader(m, 3, "10.0.0.9:5555", 99);
+        assertEquals("F", h.getProducerGroup(), "producer group = topic");
+        assertEquals("F", h.getTopic());
+        assertEquals("TBW102", h.getDefaultTopic());
+        assertEquals(4, h.getDefaultTopicQueueNums());
+        assertEquals(3, h.getQueueId());
+        assertEquals(0, h.getSysFlag());
+        assertEquals(0, h.getFlag());
+        assertEquals(0, h.getReconsumeTimes());
+        assertEquals(1234L, h.getBornTimestamp());
+        Map<String, String> p = MessageProperties.parse(h.getProperties());
         assertEquals("red", p.get("color"));
         assertEquals("TagA", p.get("TAGS"));
         assertEquals("k1 k2", p.get("KEYS"));
@@ -44,17 +45,17 @@ class SendRequestMappingTest {
         Message tx = SendMessageChecksTest.withSystem(SendMessageChecksTest.message("T"), s -> s
             .setMessageType(MessageType.TRANSACTION).setBodyEncoding(Encoding.GZIP)
             .setOrphanedTransactionRecoveryDuration(Duration.newBuilder().setSeconds(30))).build();
-        RemotingCommand r = SendRequestMapping.toSendRequest(tx, 0, "h:1", 5);
-        assertEquals(Integer.toString(0x4 | 0x1), r.extFields().get("sysFlag"), "prepared + compressed");
-        Map<String, String> p = MessageProperties.parse(r.extFields().get("properties"));
+        SendMessageRequestHeader h = SendRequestMapping.toHeader(tx, 0, "h:1", 5);
+        assertEquals(0x4 | 0x1, h.getSysFlag(), "prepared + compressed");
+        Map<String, String> p = MessageProperties.parse(h.getProperties());
         assertEquals("true", p.get("TRAN_MSG"));
         assertEquals("30", p.get("CHECK_IMMUNITY_TIME_IN_SECONDS"));
-        assertEquals("5", r.extFields().get("bornTimestamp"), "no born time: the server's");
+        assertEquals(5L, h.getBornTimestamp(), "no born time: the server's");
 
         Message delayed = SendMessageChecksTest.withSystem(SendMessageChecksTest.message("D"), s -> s
             .setMessageType(MessageType.DELAY).setDeliveryTimestamp(StoredMessageMapping.timestamp(777_000))).build();
-        Map<String, String> d = MessageProperties.parse(SendRequestMapping.toSendRequest(delayed, 0, "h:1", 5)
-            .extFields().get("properties"));
+        Map<String, String> d = MessageProperties.parse(SendRequestMapping.toHeader(delayed, 0, "h:1", 5)
+            .getProperties());
         assertEquals("777000", d.get("TIMER_DELIVER_MS"));
     }
 

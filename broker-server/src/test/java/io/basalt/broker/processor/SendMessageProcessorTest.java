@@ -41,7 +41,7 @@ class SendMessageProcessorTest {
     void aPutFailedByTheFailStopIsRefusedAsServiceNotAvailableAndOtherFailuresStayFailures() {
         StoreException failStop = new StoreException("CommitLog is read-only after a failure of GroupCommitService",
             new IOException("fsync failed"));
-        RemotingCommand refused = SendMessageProcessor.refusedAfterFailStop(new CompletionException(failStop));
+        SendOutcome refused = SendMessageProcessor.refusedAfterFailStop(new CompletionException(failStop));
         assertEquals(14, refused.code(), "SERVICE_NOT_AVAILABLE, not a SYSTEM_ERROR with an ERROR line");
         assertTrue(refused.remark().contains("read-only"), refused.remark());
 

@@ -14,6 +14,7 @@ import java.util.List;
 import io.basalt.broker.client.QueueLockManager;
 import io.basalt.broker.processor.BrokerCounters;
 import io.basalt.broker.processor.SendMessageProcessor;
+import io.basalt.broker.processor.SendOutcome;
 import io.basalt.broker.processor.SendRequests;
 import io.basalt.broker.processor.StoreHost;
 import io.basalt.broker.retry.RetryCounts;
@@ -22,7 +23,9 @@ import io.basalt.broker.topic.TopicConfigManager;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.protocol.RemotingCommand;
 import io.basalt.remoting.protocol.RequestCode;
+import io.basalt.remoting.protocol.RemotingVersion;
 import io.basalt.remoting.protocol.ResponseCode;
+import io.basalt.remoting.protocol.SendMessageRequestHeader;
 import io.basalt.store.BrokerMessage;
 import io.basalt.store.MessageStore;
 import io.basalt.store.PutMessageTransform;
@@ -108,6 +111,36 @@ class HalfMessageSendTest {
         assertEquals(List.of("T", "T"), halvesStored);
         await().atMost(ofSeconds(5)).until(() -> store.getMaxOffsetInQueue(TransactionalMessages.HALF_TOPIC, 0) == 2);
         assertEquals(0, store.getMaxOffsetInQueue("T", 2), "nothing in the real topic before the commit");
+    }
+
+    @Test
+    void theDirectSendPathStoresTheSameRecordAndNamesItsOffsetsWithoutAResponseFrame() throws Exception {
+        SendMessageProcessor send = processor(false);
+        RemotingCommand request = halfSend(CLIENT_PROPERTIES, 2);
+        RemotingCommand viaRemoting = send.processRequest(PRODUCER, request).get();
+        long second = store.getMaxPhyOffset();
+
+        SendOutcome direct = send.send(PRODUCER, SendMessageRequestHeader.parse(halfSend(CLIENT_PROPERTIES.replace(
+            "U-1", "U-2"), 2)), request.body(), false, RemotingVersion.CURRENT).get();
+
+        assertTrue(direct.stored());
+        StoredMessage half = store.lookMessageByOffset(second);
+        assertEquals(second, direct.commitLogOffset(), "the half record's CommitLog offset, for EndTransaction");
+        assertEquals(half.offsetMsgId(), direct.msgIds());
+        assertEquals(2, direct.queueId());
+        assertEquals(1, direct.queueOffset(), "the half queue's offset");
+        assertEquals("U-2", direct.transactionId());
+        StoredMessage first = store.lookMessageByOffset(0);
+        assertEquals(first.properties().replace("U-1", "U-2"), half.properties(), "the same record, id aside");
+        assertEquals(viaRemoting.extFields().keySet(), direct.toResponse().extFields().keySet());
+        assertEquals(List.of("T", "T"), halvesStored);
+
+        SendOutcome refused = send.send(PRODUCER, SendMessageRequestHeader.parse(halfSend(
+            CLIENT_PROPERTIES.replace("TRAN_MSG\u0001true\u0002", ""), 0)), request.body(), false,
+            RemotingVersion.CURRENT).get();
+        assertEquals(ResponseCode.MESSAGE_ILLEGAL, refused.code());
+        assertTrue(!refused.stored() && refused.commitLogOffset() == -1 && refused.toResponse().extFields() == null,
+            refused.toString());
     }
 
     @Test
