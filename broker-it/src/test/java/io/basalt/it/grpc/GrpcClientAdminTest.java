@@ -55,6 +55,7 @@ class GrpcClientAdminTest {
     static final String TOPIC = "GrpcAdminTopic";
     @TempDir
     static Path dir;
+    static GrpcBroker grpc;
     static BrokerProcess broker;
     static DefaultMQAdminExt admin;
     static final ClientServiceProvider PROVIDER = ClientServiceProvider.loadService();
@@ -62,24 +63,16 @@ class GrpcClientAdminTest {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = BrokerProcess.create(dir.resolve("broker"), Map.of());
-        broker.start();
-        admin = new DefaultMQAdminExt(10_000);
-        admin.setNamesrvAddr(broker.address());
-        admin.setInstanceName(Clients.instanceName());
-        admin.start();
-        admin.createTopic("DefaultCluster", TOPIC, 2, Map.of("+message.type", "NORMAL"));
-        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
-            .until(() -> admin.examineTopicConfig(broker.address(), TOPIC) != null);
+        grpc = GrpcBroker.start(dir.resolve("broker"), Map.of());
+        broker = grpc.process;
+        admin = grpc.admin;
+        grpc.createTopic(TOPIC, 2, "NORMAL");
     }
 
     @AfterAll
     static void stopBroker() throws Exception {
-        if (admin != null) {
-            admin.shutdown();
-        }
-        if (broker != null) {
-            broker.close();
+        if (grpc != null) {
+            grpc.close();
         }
     }
 
@@ -91,8 +84,7 @@ class GrpcClientAdminTest {
     }
 
     private ClientConfiguration configuration() {
-        return ClientConfiguration.newBuilder().setEndpoints(broker.grpcAddress()).enableSsl(false)
-            .setRequestTimeout(Duration.ofSeconds(10)).build();
+        return grpc.configuration(false);
     }
 
     private PushConsumer pushConsumer(String group, String tag, Set<String> received) throws Exception {

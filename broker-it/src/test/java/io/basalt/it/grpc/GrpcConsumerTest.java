@@ -49,6 +49,7 @@ class GrpcConsumerTest {
     static final long AUTO_RENEW_INVISIBLE_MS = 3_000;
     @TempDir
     static Path dir;
+    static GrpcBroker grpc;
     static BrokerProcess broker;
     static DefaultMQAdminExt admin;
     static final ClientServiceProvider PROVIDER = ClientServiceProvider.loadService();
@@ -56,13 +57,10 @@ class GrpcConsumerTest {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = BrokerProcess.create(dir.resolve("broker"), Map.of("defaultInvisibleTimeMills",
+        grpc = GrpcBroker.start(dir.resolve("broker"), Map.of("defaultInvisibleTimeMills",
             Long.toString(AUTO_RENEW_INVISIBLE_MS)));
-        broker.start();
-        admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(broker.address());
-        admin.setInstanceName(Clients.instanceName());
-        admin.start();
+        broker = grpc.process;
+        admin = grpc.admin;
         // every topic and group up front: the shared admin client opens its connections here, not in a test
         createTopic("GrpcAcked", 2);
         createTopic("GrpcUnacked", 1);
@@ -76,9 +74,7 @@ class GrpcConsumerTest {
         failing.setRetryMaxTimes(1);
         admin.createAndUpdateSubscriptionGroupConfig(broker.address(), failing);
         admin.examineTopicStats("GrpcFailing");
-        admin.createTopic("DefaultCluster", "GrpcOrdered", 2, Map.of("+message.type", "FIFO"));
-        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
-            .until(() -> admin.examineTopicConfig(broker.address(), "GrpcOrdered") != null);
+        grpc.createTopic("GrpcOrdered", 2, "FIFO");
         org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig orderly =
             new org.apache.rocketmq.remoting.protocol.subscription.SubscriptionGroupConfig();
         orderly.setGroupName("GrpcOrderedGroup");
@@ -87,18 +83,13 @@ class GrpcConsumerTest {
     }
 
     static void createTopic(String topic, int queues) throws Exception {
-        admin.createTopic("DefaultCluster", topic, queues, Map.of("+message.type", "NORMAL"));
-        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
-            .until(() -> admin.examineTopicConfig(broker.address(), topic) != null);
+        grpc.createTopic(topic, queues, "NORMAL");
     }
 
     @AfterAll
     static void stopBroker() throws Exception {
-        if (admin != null) {
-            admin.shutdown();
-        }
-        if (broker != null) {
-            broker.close();
+        if (grpc != null) {
+            grpc.close();
         }
     }
 
@@ -110,8 +101,7 @@ class GrpcConsumerTest {
     }
 
     private ClientConfiguration configuration() {
-        return ClientConfiguration.newBuilder().setEndpoints(broker.grpcAddress()).enableSsl(false)
-            .setRequestTimeout(Duration.ofSeconds(10)).build();
+        return grpc.configuration(false);
     }
 
     private void send(String topic, String... bodies) throws Exception {

@@ -25,7 +25,6 @@ import java.util.stream.Collectors;
 import org.apache.rocketmq.client.apis.ClientConfiguration;
 import org.apache.rocketmq.client.apis.ClientException;
 import org.apache.rocketmq.client.apis.ClientServiceProvider;
-import org.apache.rocketmq.client.apis.message.Message;
 import org.apache.rocketmq.client.apis.producer.Producer;
 import org.apache.rocketmq.client.apis.producer.SendReceipt;
 import org.apache.rocketmq.client.apis.producer.Transaction;
@@ -53,6 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
 class GrpcProducerTest {
     @TempDir
     static Path dir;
+    static GrpcBroker grpc;
     static BrokerProcess broker;
     static DefaultMQAdminExt admin;
     static final ClientServiceProvider PROVIDER = ClientServiceProvider.loadService();
@@ -60,13 +60,10 @@ class GrpcProducerTest {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = BrokerProcess.create(dir.resolve("broker"), Map.of("timerPrecisionMs", "100",
+        grpc = GrpcBroker.start(dir.resolve("broker"), Map.of("timerPrecisionMs", "100",
             "transactionTimeOut", "1000", "transactionCheckInterval", "1000"));
-        broker.start();
-        admin = new DefaultMQAdminExt();
-        admin.setNamesrvAddr(broker.address());
-        admin.setInstanceName(Clients.instanceName());
-        admin.start();
+        broker = grpc.process;
+        admin = grpc.admin;
         createTopic("GrpcNormal", "NORMAL");
         createTopic("GrpcFifo", "FIFO");
         createTopic("GrpcDelay", "DELAY");
@@ -75,18 +72,13 @@ class GrpcProducerTest {
     }
 
     static void createTopic(String topic, String type) throws Exception {
-        admin.createTopic("DefaultCluster", topic, 4, Map.of("+message.type", type));
-        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
-            .until(() -> type.equals(admin.examineTopicConfig(broker.address(), topic).getAttributes().get("message.type")));
+        grpc.createTopic(topic, 4, type);
     }
 
     @AfterAll
     static void stopBroker() throws Exception {
-        if (admin != null) {
-            admin.shutdown();
-        }
-        if (broker != null) {
-            broker.close();
+        if (grpc != null) {
+            grpc.close();
         }
     }
 
@@ -98,8 +90,7 @@ class GrpcProducerTest {
     }
 
     private ClientConfiguration configuration(boolean tls) {
-        return ClientConfiguration.newBuilder().setEndpoints(broker.grpcAddress()).enableSsl(tls)
-            .setRequestTimeout(Duration.ofSeconds(10)).build();
+        return grpc.configuration(tls);
     }
 
     private Producer producer(boolean tls, String topic) throws ClientException {

@@ -108,11 +108,7 @@ class PopOffsetRecoveryTest {
 
     @Test
     void aStartThatCannotWriteTheRaisedOffsetsStillServesThemAndKeepsTheOldScanStart() throws Exception {
-        pop.recoverOffsets(config());
-        offsets.persist();
-        Path lastWritten = keepOffsetFiles();
-        assertEquals(4, pop(4, 60_000));
-        crashAndRestartWith(lastWritten);
+        popEverythingThenCrashWithTheOffsetsOfBefore();
         // a full disk, as far as consumerOffset.json is concerned: its temporary file cannot be written
         Path blocker = Files.createDirectories(config().resolve("consumerOffset.json.tmp").resolve("blocker"));
         byte[] scanStartBefore = Files.readAllBytes(config().resolve(CheckPointScanStart.FILE_NAME));
@@ -133,11 +129,7 @@ class PopOffsetRecoveryTest {
 
     @Test
     void anAutoCreatedGroupLostWithTheFilesStillHasItsOffsetRaised() throws Exception {
-        pop.recoverOffsets(config());
-        offsets.persist();
-        Path lastWritten = keepOffsetFiles();
-        assertEquals(4, pop(4, 60_000));
-        crashAndRestartWith(lastWritten);
+        popEverythingThenCrashWithTheOffsetsOfBefore();
         // the group was auto-created by the pop: the background persister had not written it yet either
         Files.deleteIfExists(config().resolve("subscriptionGroup.json"));
         Files.deleteIfExists(config().resolve("subscriptionGroup.json.bak"));
@@ -165,11 +157,7 @@ class PopOffsetRecoveryTest {
 
     @Test
     void withoutTheScanStartFileEveryStoredCheckPointIsRead() throws Exception {
-        pop.recoverOffsets(config());
-        offsets.persist();
-        Path lastWritten = keepOffsetFiles();
-        assertEquals(4, pop(4, 60_000));
-        crashAndRestartWith(lastWritten);
+        popEverythingThenCrashWithTheOffsetsOfBefore();
         Files.delete(config().resolve(CheckPointScanStart.FILE_NAME));
         assertEquals(1, pop.recoverOffsets(config()));
         assertEquals(4, offsets.queryOffset("g", "T", 0));
@@ -178,11 +166,7 @@ class PopOffsetRecoveryTest {
 
     @Test
     void anUnreadableScanStartFileMeansEveryStoredCheckPointIsRead() throws Exception {
-        pop.recoverOffsets(config());
-        offsets.persist();
-        Path lastWritten = keepOffsetFiles();
-        assertEquals(4, pop(4, 60_000));
-        crashAndRestartWith(lastWritten);
+        popEverythingThenCrashWithTheOffsetsOfBefore();
         Files.writeString(config().resolve(CheckPointScanStart.FILE_NAME), "{not json");
         assertEquals(1, pop.recoverOffsets(config()));
         assertEquals(4, offsets.queryOffset("g", "T", 0));
@@ -235,6 +219,15 @@ class PopOffsetRecoveryTest {
             Files.copy(config().resolve(name), kept.resolve(name), StandardCopyOption.REPLACE_EXISTING);
         }
         return kept;
+    }
+
+    /** Offsets written with nothing popped; all four messages popped; a crash that loses the pop's offset write. */
+    private void popEverythingThenCrashWithTheOffsetsOfBefore() throws Exception {
+        pop.recoverOffsets(config());
+        offsets.persist();
+        Path lastWritten = keepOffsetFiles();
+        assertEquals(4, pop(4, 60_000));
+        crashAndRestartWith(lastWritten);
     }
 
     private void crashAndRestartWith(Path kept) throws Exception {

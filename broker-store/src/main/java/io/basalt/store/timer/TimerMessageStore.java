@@ -812,10 +812,10 @@ public final class TimerMessageStore implements TimerMessages {
             }
             if (now - lastProgressLog >= config.timerProgressLogIntervalMs()) {
                 lastProgressLog = now;
-                Stats s = stats();
+                // not stats(): its congestion figure walks every slot of the wheel, which this line does not print
                 LOG.info("Timer progress-check: enqueue offset {} (behind {}), read time {} (behind {} ms), write time {},"
-                    + " pending {}", currQueueOffset, s.enqueueLagMessages(), currReadTimeMs, s.dequeueLagMillis(),
-                    currWriteTimeMs, s.pending());
+                    + " pending {}", currQueueOffset, Math.max(0, store.wheelQueueMaxOffset() - currQueueOffset),
+                    currReadTimeMs, dequeueLagMillis(), currWriteTimeMs, metrics.total());
             }
             return 1;
         }
