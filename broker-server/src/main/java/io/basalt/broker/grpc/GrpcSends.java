@@ -12,7 +12,6 @@ import io.basalt.broker.topic.Perm;
 import io.basalt.broker.topic.TopicConfig;
 import io.basalt.remoting.processor.RequestContext;
 import io.basalt.remoting.protocol.RemotingVersion;
-import io.basalt.remoting.protocol.ResponseCode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

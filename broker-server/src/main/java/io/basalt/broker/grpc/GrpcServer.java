@@ -133,7 +133,7 @@ public final class GrpcServer {
             server = builder.build().start();
         } catch (IOException e) {
             stopThreads();
-            if (e instanceof BindException || e.getCause() instanceof BindException) {
+            if (addressInUse(e)) {
                 throw new IOException("the gRPC port " + wiring.port() + " (grpcServerPort) on " + wiring.bindAddress()
                     + " is in use: give each broker of a host its own grpcServerPort (0 picks a free one, -1 turns"
                     + " the gRPC endpoint off)", e);
@@ -145,6 +145,19 @@ public final class GrpcServer {
             port(), mode.name().toLowerCase(java.util.Locale.ROOT), mode == TlsMode.DISABLED ? "plaintext only"
                 : mode == TlsMode.ENFORCING ? "TLS only" : "TLS and plaintext on the same port", advertised(),
             epoll ? "epoll" : "NIO");
+    }
+
+    /**
+     * A taken port: NIO says so with a {@link BindException}, native epoll with an IOException whose message is the
+     * errno's text (EADDRINUSE), somewhere in the cause chain.
+     */
+    static boolean addressInUse(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The bound port (useful when configured with 0). */
