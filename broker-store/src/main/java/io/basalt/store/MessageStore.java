@@ -169,7 +169,7 @@ public final class MessageStore implements AutoCloseable {
                 policy, DISK_CHECK_INTERVAL_MS);
         this.cleanService = new StoreCleanService(commitLog, queues, index, diskMonitor, policy, environment.clock(), config);
         this.flushConsumeQueueService = new FlushConsumeQueueService(queues, index, config.flushIntervalConsumeQueue(),
-                checkpoint, () -> {
+                config.flushConsumeQueueLeastPages(), config.flushConsumeQueueThoroughInterval(), checkpoint, () -> {
                     ReputMessageService r = reput;
                     return r == null ? 0 : r.lastStoreTimestamp();
                 });

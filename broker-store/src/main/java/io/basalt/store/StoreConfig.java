@@ -55,6 +55,8 @@ public final class StoreConfig {
     private final boolean checkCrcOnRead;
     private final boolean enabledAppendPropCRC;
     private final int flushIntervalConsumeQueue;
+    private final int flushConsumeQueueLeastPages;
+    private final int flushConsumeQueueThoroughInterval;
     private final boolean messageIndexEnable;
     private final int maxHashSlotNum;
     private final int maxIndexNum;
@@ -117,6 +119,8 @@ public final class StoreConfig {
         this.checkCrcOnRead = values.get(StoreKeys.CHECK_CRC_ON_READ);
         this.enabledAppendPropCRC = values.get(StoreKeys.ENABLED_APPEND_PROP_CRC);
         this.flushIntervalConsumeQueue = values.get(StoreKeys.FLUSH_INTERVAL_CONSUME_QUEUE);
+        this.flushConsumeQueueLeastPages = values.get(StoreKeys.FLUSH_CONSUME_QUEUE_LEAST_PAGES);
+        this.flushConsumeQueueThoroughInterval = values.get(StoreKeys.FLUSH_CONSUME_QUEUE_THOROUGH_INTERVAL);
         this.messageIndexEnable = values.get(StoreKeys.MESSAGE_INDEX_ENABLE);
         this.maxHashSlotNum = values.get(StoreKeys.MAX_HASH_SLOT_NUM);
         this.maxIndexNum = values.get(StoreKeys.MAX_INDEX_NUM);
@@ -325,6 +329,16 @@ public final class StoreConfig {
     /** Period of the ConsumeQueue and index flush, ms. */
     public int flushIntervalConsumeQueue() {
         return flushIntervalConsumeQueue;
+    }
+
+    /** Pages written to a ConsumeQueue file before a periodic flush forces it (0: any). */
+    public int flushConsumeQueueLeastPages() {
+        return flushConsumeQueueLeastPages;
+    }
+
+    /** Period of the flush that forces every written ConsumeQueue file and advances logicsMsgTimestamp, ms. */
+    public int flushConsumeQueueThoroughInterval() {
+        return flushConsumeQueueThoroughInterval;
     }
 
     /** Build the IndexFile (query by key, view by id). */
@@ -626,6 +640,14 @@ public final class StoreConfig {
 
         public Builder flushIntervalConsumeQueue(int value) {
             return set(StoreKeys.FLUSH_INTERVAL_CONSUME_QUEUE, String.valueOf(value));
+        }
+
+        public Builder flushConsumeQueueLeastPages(int value) {
+            return set(StoreKeys.FLUSH_CONSUME_QUEUE_LEAST_PAGES, String.valueOf(value));
+        }
+
+        public Builder flushConsumeQueueThoroughInterval(int value) {
+            return set(StoreKeys.FLUSH_CONSUME_QUEUE_THOROUGH_INTERVAL, String.valueOf(value));
         }
 
         public Builder messageIndexEnable(boolean value) {

@@ -79,7 +79,8 @@ public final class StoreKeys {
     public static final ConfigKey<Integer> TRANSIENT_STORE_POOL_SIZE = key("transientStorePoolSize", SECTION, integer(1, 1024),
         "5", "Off-heap buffers of the transient store pool, each mappedFileSizeCommitLog bytes");
     public static final ConfigKey<Boolean> WARM_MAPED_FILE_ENABLE = key("warmMapedFileEnable", SECTION, bool(), "true",
-        "Basalt default true (RocketMQ: false): prefault a new CommitLog file before it is written");
+        "Basalt default true (RocketMQ: false): keep the 64 MiB of the CommitLog file ahead of the writer prefaulted "
+            + "and mlocked, and give back the pages it passed");
     public static final ConfigKey<Integer> FLUSH_LEAST_PAGES_WHEN_WARM_MAPED_FILE = key("flushLeastPagesWhenWarmMapedFile",
         SECTION, integer(1, MAX), "4096", "Pages written between forces while warming a file");
     public static final ConfigKey<Boolean> CHECK_CRC_ON_RECOVER = key("checkCRCOnRecover", SECTION, bool(), "true",
@@ -96,6 +97,12 @@ public final class StoreKeys {
     // ConsumeQueue, index and reads
     public static final ConfigKey<Integer> FLUSH_INTERVAL_CONSUME_QUEUE = key("flushIntervalConsumeQueue", SECTION,
         integer(1, MAX_MS), "1000", "Period of the ConsumeQueue and index flush, ms");
+    public static final ConfigKey<Integer> FLUSH_CONSUME_QUEUE_LEAST_PAGES = key("flushConsumeQueueLeastPages", SECTION,
+        integer(0, MAX), "2", "A periodic flush forces a ConsumeQueue file once this many pages were written since its "
+            + "last force (0: every written file); the index's open file is left to the kernel and forced once full");
+    public static final ConfigKey<Integer> FLUSH_CONSUME_QUEUE_THOROUGH_INTERVAL = key("flushConsumeQueueThoroughInterval",
+        SECTION, integer(0, MAX_MS), "60000", "Period of the flush that forces every written ConsumeQueue file, ms; "
+            + "only such a flush advances the checkpoint's logicsMsgTimestamp (where crash recovery re-dispatches from)");
     public static final ConfigKey<Boolean> MESSAGE_INDEX_ENABLE = key("messageIndexEnable", SECTION, bool(), "true",
         "Index messages by key and unique id (query by key, view by id)");
     public static final ConfigKey<Integer> MAX_HASH_SLOT_NUM = key("maxHashSlotNum", SECTION, integer(1, 50_000_000),
@@ -188,7 +195,8 @@ public final class StoreKeys {
         WAKE_COMMIT_WHEN_PUT_MESSAGE, SYNC_FLUSH_TIMEOUT, MAX_MESSAGE_SIZE, OS_PAGE_CACHE_BUSY_TIME_OUT_MILLS,
         TRANSIENT_STORE_POOL_ENABLE, TRANSIENT_STORE_POOL_SIZE, WARM_MAPED_FILE_ENABLE, FLUSH_LEAST_PAGES_WHEN_WARM_MAPED_FILE,
         CHECK_CRC_ON_RECOVER, RECOVERY_SKIP_CORRUPT_RECORDS, CHECK_CRC_ON_READ, ENABLED_APPEND_PROP_CRC,
-        FLUSH_INTERVAL_CONSUME_QUEUE, MESSAGE_INDEX_ENABLE, MAX_HASH_SLOT_NUM, MAX_INDEX_NUM, MAX_MSGS_NUM_BATCH,
+        FLUSH_INTERVAL_CONSUME_QUEUE, FLUSH_CONSUME_QUEUE_LEAST_PAGES, FLUSH_CONSUME_QUEUE_THOROUGH_INTERVAL,
+        MESSAGE_INDEX_ENABLE, MAX_HASH_SLOT_NUM, MAX_INDEX_NUM, MAX_MSGS_NUM_BATCH,
         MAX_TRANSFER_BYTES_ON_MESSAGE_IN_MEMORY, MAX_TRANSFER_COUNT_ON_MESSAGE_IN_MEMORY, MAX_TRANSFER_BYTES_ON_MESSAGE_IN_DISK,
         MAX_TRANSFER_COUNT_ON_MESSAGE_IN_DISK, ACCESS_MESSAGE_IN_MEMORY_MAX_RATIO,
         FILE_RESERVED_TIME, DELETE_WHEN, DISK_MAX_USED_SPACE_RATIO, DISK_SPACE_CLEAN_FORCIBLY_RATIO,

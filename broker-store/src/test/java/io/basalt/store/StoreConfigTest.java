@@ -30,6 +30,9 @@ class StoreConfigTest {
         assertEquals(4, c.flushCommitLogLeastPages());
         assertEquals(10_000, c.flushCommitLogThoroughInterval());
         assertTrue(c.flushCommitLogTimed());
+        assertEquals(1_000, c.flushIntervalConsumeQueue());
+        assertEquals(2, c.flushConsumeQueueLeastPages());
+        assertEquals(60_000, c.flushConsumeQueueThoroughInterval());
         assertEquals(200, c.commitIntervalCommitLog());
         assertEquals(4, c.commitCommitLogLeastPages());
         assertEquals(200, c.commitCommitLogThoroughInterval());

@@ -148,7 +148,7 @@ class StoreRecoveryTest {
     void afterACrashTheIndexFilesNotCoveredByTheCheckpointAreRebuilt() throws IOException {
         restart();
         putMany(600, 2); // two keys per message: several full index files of 399 items
-        store.flushConsumeQueueService().doWork();
+        store.flushConsumeQueueService().flushAndRecord();
         long indexMsgTimestamp = store.commitLog().checkpoint().indexMsgTimestamp();
         assertTrue(indexMsgTimestamp > 0, "the newest full, flushed index file is recorded");
         assertTrue(store.commitLog().checkpoint().logicsMsgTimestamp() > 0);

@@ -116,6 +116,8 @@ public final class LeakCheckExtension implements BeforeAllCallback, AfterAllCall
 
     /** What the process holds at one moment. */
     record Snapshot(Set<String> mappedFiles, Set<String> openFiles, Set<Thread> threads) {
+        private static final String EVENTPOLL = "anon_inode:[eventpoll]";
+
         static Snapshot take() {
             return new Snapshot(ProcessResources.mappedFiles(), ProcessResources.openFiles(),
                 Thread.getAllStackTraces().keySet());
@@ -130,8 +132,13 @@ public final class LeakCheckExtension implements BeforeAllCallback, AfterAllCall
         String leftBehind(Snapshot now, List<String> allowedThreads) {
             StringBuilder out = new StringBuilder();
             append(out, "mapped files", difference(now.mappedFiles, mappedFiles));
-            append(out, "open files", difference(now.openFiles, openFiles).stream().map(ProcessResources::describe)
+            Set<String> openedFiles = difference(now.openFiles, openFiles);
+            append(out, "open files", openedFiles.stream().map(ProcessResources::describe)
                 .collect(Collectors.toCollection(TreeSet::new)));
+            if (openedFiles.contains(EVENTPOLL)) {
+                // which selector it is: what each epoll watches (sockets named by their ports)
+                append(out, "epoll instances", new TreeSet<>(ProcessResources.epollInstances()));
+            }
             append(out, "threads", now.threads.stream().filter(t -> t.isAlive() && !threads.contains(t))
                 .filter(t -> !isLifetimeThread(t.getName()) && allowedThreads.stream().noneMatch(t.getName()::startsWith))
                 .map(Snapshot::describe).collect(Collectors.toCollection(TreeSet::new)));

@@ -14,6 +14,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.Selector;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -58,6 +59,22 @@ class LeakCheckExtensionTest {
         ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         assertTrue(before.leftBehind(LeakCheckExtension.Snapshot.take()).contains("socket:["));
         socket.close();
+        assertEquals("", before.leftBehind(LeakCheckExtension.Snapshot.take()));
+    }
+
+    @Test
+    void aSelectorIsReportedWithWhatItWatches() throws Exception {
+        LeakCheckExtension.Snapshot before = LeakCheckExtension.Snapshot.take();
+        // assumes no selector is open before: the report of a leaked epoll lists every epoll instance
+        Selector selector = Selector.open();
+        try {
+            String report = before.leftBehind(LeakCheckExtension.Snapshot.take());
+            assertTrue(report.contains("anon_inode:[eventpoll]"), report);
+            assertTrue(report.contains("epoll instances: [fd "), report);
+            assertTrue(report.contains("watches [anon_inode:[eventfd]]"), "an unused selector watches its own wake-up fd: " + report);
+        } finally {
+            selector.close();
+        }
         assertEquals("", before.leftBehind(LeakCheckExtension.Snapshot.take()));
     }
 

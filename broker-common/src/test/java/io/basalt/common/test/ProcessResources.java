@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -88,21 +89,66 @@ public final class ProcessResources {
         return target;
     }
 
-    /** Resident size in KiB of this process's mapping of {@code file}, from {@code /proc/self/smaps}. */
+    /**
+     * One line per open epoll instance: its descriptor and what it watches, each watched descriptor
+     * {@linkplain #describe described} ({@code fd 57 watches [anon_inode:[eventfd], socket:[123] ...]}).
+     * An epoll that watches only its own event fd is a selector no channel was ever registered with,
+     * such as a Netty event loop whose thread never started.
+     */
+    public static List<String> epollInstances() {
+        if (!available()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        try (Stream<Path> fds = Files.list(PROC_SELF.resolve("fd"))) {
+            for (Path fd : fds.sorted().toList()) {
+                if (!target(fd).equals("anon_inode:[eventpoll]")) {
+                    continue;
+                }
+                List<String> watched = new ArrayList<>();
+                try {
+                    for (String line : Files.readAllLines(PROC_SELF.resolve("fdinfo").resolve(fd.getFileName()))) {
+                        if (line.startsWith("tfd:")) {
+                            String watchedFd = line.substring("tfd:".length()).trim().split("\\s+")[0];
+                            watched.add(describe(target(PROC_SELF.resolve("fd").resolve(watchedFd))));
+                        }
+                    }
+                } catch (IOException e) {
+                    continue;   // closed while we looked
+                }
+                out.add("fd " + fd.getFileName() + " watches " + watched);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    /**
+     * Resident size in KiB of this process's mapping of {@code file}, from {@code /proc/self/smaps}:
+     * the sum over the mapping's areas (mlock or madvise of part of a mapping splits it in several).
+     */
     public static long residentKiB(Path file) throws IOException {
         String name = file.toAbsolutePath().toString();
         List<String> lines = Files.readAllLines(PROC_SELF.resolve("smaps"));
+        long kib = 0;
+        boolean mapped = false;
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).endsWith(" " + name)) {
+                mapped = true;
                 for (int j = i + 1; j < lines.size(); j++) {
                     String line = lines.get(j);
                     if (line.startsWith("Rss:")) {
-                        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                        kib += Long.parseLong(line.replaceAll("[^0-9]", ""));
+                        break;
                     }
                 }
             }
         }
-        throw new IOException(name + " is not mapped");
+        if (!mapped) {
+            throw new IOException(name + " is not mapped");
+        }
+        return kib;
     }
 
     /** True for a path code under test may have opened; false for what the JVM keeps for its lifetime. */

@@ -45,6 +45,9 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<Remoting
     private final ConnectionCloses closes;
     private final long unwritableCloseMs;
     private ScheduledFuture<?> unwritableClose;
+    /** A flush task is queued on the event loop (event loop only). */
+    private boolean flushScheduled;
+    private final Runnable flushTask = this::flushNow;
     private Channel channel;
     private SocketAddress remote;
     private SocketAddress local;
@@ -198,13 +201,36 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<Remoting
             whenDone.run();
             return;
         }
-        channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+        channel.write(response).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
                 log.warn("response (code {}, opaque {}) to {} not written: {}", response.code(), response.opaque(),
                     remote, f.cause().toString());
             }
             whenDone.run();
         });
+        scheduleFlush();
+    }
+
+    /**
+     * One flush for the responses written in a burst: the flush runs as a task queued behind the writes
+     * already waiting on the event loop (a group commit completes many sends at once, each queues its
+     * write), so they leave in one writev instead of one syscall each. Event loop only.
+     */
+    private void scheduleFlush() {
+        if (flushScheduled) {
+            return;
+        }
+        flushScheduled = true;
+        try {
+            channel.eventLoop().execute(flushTask);
+        } catch (RejectedExecutionException e) {
+            flushNow();
+        }
+    }
+
+    private void flushNow() {
+        flushScheduled = false;
+        channel.flush();
     }
 
     @Override

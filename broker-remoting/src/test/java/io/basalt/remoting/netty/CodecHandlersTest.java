@@ -94,4 +94,61 @@ class CodecHandlersTest {
             timer.stop();
         }
     }
+    @Test
+    void responsesWrittenInABurstLeaveWithOneFlush() throws Exception {
+        EventLoopGroup loop = new DefaultEventLoopGroup(1, Transport.namedThreads("TestLoop_%d_%d", 1));
+        AtomicReference<ServerConnectionHandler> handler = new AtomicReference<>();
+        AtomicInteger writes = new AtomicInteger();
+        AtomicInteger flushes = new AtomicInteger();
+        HashedWheelTimer timer = new HashedWheelTimer(Transport.namedThreads("TestTimer", 1));
+        LocalAddress address = new LocalAddress("codec-handlers-flush-test");
+        try {
+            Channel server = new ServerBootstrap().group(loop).channel(LocalServerChannel.class)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        handler.set(new ServerConnectionHandler(new RequestDispatcher(), new AtomicInteger(),
+                            new PendingRequests(timer), new ConnectionCloses(), 0));
+                        ch.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
+                            @Override
+                            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                                writes.incrementAndGet();
+                                promise.setSuccess();
+                            }
+
+                            @Override
+                            public void flush(ChannelHandlerContext ctx) {
+                                flushes.incrementAndGet();
+                            }
+                        }, handler.get());
+                    }
+                }).bind(address).sync().channel();
+            Channel client = new Bootstrap().group(loop).channel(LocalChannel.class)
+                .handler(new ChannelInboundHandlerAdapter()).connect(address).sync().channel();
+            await().atMost(ofSeconds(10)).until(() -> handler.get() != null);
+            loop.submit(() -> { }).sync();
+            flushes.set(0);     // whatever setting up the connection flushed
+
+            // a group commit completes three sends at once: their writes run on the event loop back to back
+            CountDownLatch done = new CountDownLatch(3);
+            loop.submit(() -> {
+                for (int i = 0; i < 3; i++) {
+                    handler.get().write(RemotingCommand.response(ResponseCode.SUCCESS, "burst " + i), done::countDown);
+                }
+                assertEquals(0, flushes.get(), "the flush waits behind the writes");
+            }).sync();
+            assertTrue(done.await(10, TimeUnit.SECONDS));
+            loop.submit(() -> { }).sync();
+            assertEquals(3, writes.get());
+            assertEquals(1, flushes.get(), "one flush for the burst");
+
+            handler.get().write(RemotingCommand.response(ResponseCode.SUCCESS, "later"), () -> { });
+            await().atMost(ofSeconds(10)).until(() -> flushes.get() == 2);
+            client.close().sync();
+            server.close().sync();
+        } finally {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            timer.stop();
+        }
+    }
 }

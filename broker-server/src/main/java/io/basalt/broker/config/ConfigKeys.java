@@ -47,11 +47,20 @@ final class ConfigKeys {
         "0 is the master; a slave has a positive id");
     static final ConfigKey<BrokerRole> BROKER_ROLE = key("brokerRole", SECTION, oneOf(BrokerRole.class), "ASYNC_MASTER",
         "ASYNC_MASTER, SYNC_MASTER (a send is acknowledged once a slave has it) or SLAVE");
+    /** RocketMQ's default listenPort 10911 minus its proxy's default gRPC port 8081. */
+    private static final int GRPC_PORT_BELOW_LISTEN_PORT = 10911 - 8081;
     static final ConfigKey<Integer> LISTEN_PORT = key("listenPort", SECTION, integer(0, 65535), "10911",
         "Remoting port that clients and tools connect to (0 picks a free port); the same requests are also served on"
             + " listenPort - 2, RocketMQ's fast (VIP) port, which slaves ask for the topic table");
     static final ConfigKey<Integer> GRPC_SERVER_PORT = computed("grpcServerPort", SECTION, integer(-1, 65535),
-        "8081 (0 if listenPort is 0)", r -> r.get(LISTEN_PORT) == 0 ? "0" : "8081",
+        "listenPort - 2830: 8081 with the default listenPort (0 if listenPort is 0; 8081 if listenPort is 2830 or less)",
+        r -> {
+            // Derived like haListenPort, so brokers of one host that differ in listenPort (a master and its slave,
+            // two masters), as RocketMQ configurations have them, also differ in their gRPC port.
+            int listenPort = r.get(LISTEN_PORT);
+            return listenPort == 0 ? "0" : String.valueOf(listenPort > GRPC_PORT_BELOW_LISTEN_PORT
+                ? listenPort - GRPC_PORT_BELOW_LISTEN_PORT : 8081);
+        },
         "Port of the gRPC endpoint of the RocketMQ 5.x SDKs (RocketMQ's proxy key; Basalt serves it from the broker),"
             + " TLS and plaintext on the same port; 0 picks a free port, -1 turns the endpoint off. Each broker of a"
             + " host needs its own");

@@ -345,6 +345,15 @@ class BrokerConfigurationTest {
     }
 
     @Test
+    void theGrpcPortFollowsListenPortSoTwoBrokersOfAHostDiffer() throws Exception {
+        assertEquals(8081, of(Map.of()).broker().grpcServerPort(), "RocketMQ's proxy port with the default listenPort");
+        assertEquals(8091, of(Map.of("listenPort", "10921")).broker().grpcServerPort(), "a slave beside its master");
+        assertEquals(8081, of(Map.of("listenPort", "2000")).broker().grpcServerPort());
+        assertEquals(0, of(Map.of("listenPort", "0")).broker().grpcServerPort());
+        assertEquals(9000, of(Map.of("listenPort", "10921", "grpcServerPort", "9000")).broker().grpcServerPort());
+    }
+
+    @Test
     void freePortsMayRepeat() throws Exception {
         BrokerConfiguration config = of(Map.of("listenPort", "0", "metricsPort", "0"));
         assertEquals(0, config.ha().haListenPort(), "listenPort 0 asks for a free HA port too");

@@ -263,6 +263,11 @@ final class IndexFile {
         }
     }
 
+    /** Whether writes to the file have not been forced yet. */
+    boolean dirty() {
+        return dirty;
+    }
+
     boolean isWriteFull() {
         return indexCount >= indexNum;
     }

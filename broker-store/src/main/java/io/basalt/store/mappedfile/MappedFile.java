@@ -56,6 +56,12 @@ public final class MappedFile implements SelectedBuffer.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(MappedFile.class);
 
     public static final int OS_PAGE_SIZE = 4096;
+    /**
+     * How much of a file ahead of its writer {@link #warm()} and {@link #keepWarm()} keep faulted in and
+     * locked, and how much behind the writer stays mapped for the consumers of the newest messages
+     * (RSS with and without the window: docs/measurements.md#warm-window).
+     */
+    public static final int WARM_WINDOW = 64 << 20;
     /** The largest page-cache folio (PMD size; see docs/measurements.md#folios). */
     private static final int LARGEST_FOLIO = 2 << 20;
     static final String ALLOCATING_SUFFIX = ".alloc";
@@ -86,6 +92,12 @@ public final class MappedFile implements SelectedBuffer.Owner {
     private volatile Path currentPath;
     private boolean deleted;
     private volatile boolean locked;
+    /** Set when an mlock failed (RLIMIT_MEMLOCK, no JNA): the window is then faulted in but not locked. */
+    private boolean lockFailed;
+    /** End of the pages warmed so far; written by the warming thread only. */
+    private volatile int warmedTo;
+    /** End of the warmed pages given back so far (guarded by this). */
+    private int givenBackTo;
     private volatile IOHook beforeForce;
 
     /** An action that may fail with an IOException; a test seam in front of force(). */
@@ -537,42 +549,105 @@ public final class MappedFile implements SelectedBuffer.Owner {
     }
 
     /**
-     * Makes the first appends fast: faults every page of the mapping in (reading one byte per page;
-     * the pages were zero-filled through write() at creation, so this dirties nothing), then mlocks
-     * the file and advises WILLNEED. The lock is undone once the file is full and flushed, or when it
-     * is closed.
+     * Makes the first appends fast: faults the first {@link #WARM_WINDOW} bytes of the mapping in (reading
+     * one byte per page; the blocks are allocated, so this dirties nothing), mlocks them and advises
+     * WILLNEED. {@link #keepWarm()} moves that window along with the writer; the lock is undone once the
+     * file is full and flushed, or when it is closed.
      */
     public void warm() {
         holdOrThrow();
         try {
             long startNs = System.nanoTime();
-            int sum = 0;
-            for (int pos = 0; pos < fileSize; pos += OS_PAGE_SIZE) {
-                sum += mapped.get(pos);
-            }
-            warmSink = sum;
-            boolean lockedNow;
-            synchronized (this) {
-                locked = locked || NativeIO.mlock(mapped, fileSize);
-                lockedNow = locked;
-            }
-            NativeIO.madvise(mapped, fileSize, NativeIO.MADV_WILLNEED);
-            LOG.info("warmed {} in {} ms (mlock {})", path,
+            boolean lockedNow = warmTo(Math.min(fileSize, WARM_WINDOW));
+            LOG.info("warmed the first {} MiB of {} in {} ms (mlock {})", Math.min(fileSize, WARM_WINDOW) >> 20, path,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), lockedNow ? "ok" : "not available");
         } finally {
             release();
         }
     }
 
+    /**
+     * Keeps the pages the writer is about to touch warm and gives back those it has passed, so the
+     * process holds about two windows of this file instead of all of it: once the writer is within half
+     * a window of the warm end, the next pages up to a window ahead of it are faulted in and locked;
+     * pages more than a window behind the writer and already flushed are unlocked and dropped from
+     * this process's page tables (MADV_DONTNEED; they stay in the page cache, a reader faults them back).
+     * Called by the thread that warmed the file; does nothing once the file is closing.
+     */
+    public void keepWarm() {
+        if (!hold()) {
+            return;
+        }
+        try {
+            int writer = wrotePosition;
+            if (flushedPosition == fileSize) {
+                return;     // written and flushed: onWritingDone() unlocked it
+            }
+            if (warmedTo > 0 && warmedTo < fileSize && writer + WARM_WINDOW / 2 >= warmedTo) {
+                warmTo((int) Math.min(fileSize, (long) writer + WARM_WINDOW));
+            }
+            giveBackBelow(Math.min(flushedPosition, writer - WARM_WINDOW));
+        } finally {
+            release();
+        }
+    }
+
+    /** Faults in, locks and advises WILLNEED {@code [warmedTo, end)}; true if the pages are locked. */
+    private boolean warmTo(int end) {
+        int from = warmedTo;
+        int sum = 0;
+        for (int pos = from; pos < end; pos += OS_PAGE_SIZE) {
+            sum += mapped.get(pos);
+        }
+        warmSink = sum;
+        boolean lockedNow;
+        synchronized (this) {
+            if (lockFailed) {
+                lockedNow = false;
+            } else {
+                lockedNow = NativeIO.mlock(mapped, from, end - from);
+                locked = locked || lockedNow;
+                lockFailed = !lockedNow;
+            }
+        }
+        NativeIO.madvise(mapped, from, end - from, NativeIO.MADV_WILLNEED);
+        warmedTo = end;
+        return lockedNow;
+    }
+
+    /** Unlocks and unmaps (MADV_DONTNEED) the warmed pages below {@code position}, rounded down to a page. */
+    private synchronized void giveBackBelow(int position) {
+        int to = Math.min(position - position % OS_PAGE_SIZE, warmedTo);
+        if (to <= givenBackTo) {
+            return;
+        }
+        if (locked) {
+            NativeIO.munlock(mapped, givenBackTo, to - givenBackTo);
+        }
+        NativeIO.madvise(mapped, givenBackTo, to - givenBackTo, NativeIO.MADV_DONTNEED);
+        givenBackTo = to;
+    }
+
     boolean isLocked() {
         return locked;
     }
 
-    /** The writer is done with the file: unlock it, and let readahead serve its readers again. */
+    /** How far {@link #warm()} and {@link #keepWarm()} have faulted in and locked the file. */
+    int warmedTo() {
+        return warmedTo;
+    }
+
+    /**
+     * The writer is done with the file: unlock it, give back what was warmed except the last window
+     * (consumers reading the newest messages), and let readahead serve its readers again.
+     */
     private synchronized void onWritingDone() {
         if (locked) {
             NativeIO.munlock(mapped, fileSize);
             locked = false;
+        }
+        if (warmedTo > 0) {
+            giveBackBelow(fileSize - WARM_WINDOW);
         }
         NativeIO.madvise(mapped, fileSize, NativeIO.MADV_NORMAL);
     }

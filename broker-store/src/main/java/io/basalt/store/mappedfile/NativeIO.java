@@ -52,11 +52,23 @@ final class NativeIO {
 
     /** Locks {@code length} bytes of a direct buffer or mapping in memory; true on success. */
     static boolean mlock(ByteBuffer buffer, long length) {
-        return LINKED && check("mlock", Libc.mlock(Native.getDirectBufferPointer(buffer), new NativeLong(length)));
+        return mlock(buffer, 0, length);
     }
 
     static boolean munlock(ByteBuffer buffer, long length) {
-        return LINKED && check("munlock", Libc.munlock(Native.getDirectBufferPointer(buffer), new NativeLong(length)));
+        return munlock(buffer, 0, length);
+    }
+
+    /** mlock of {@code [offset, offset + length)} of a mapping; {@code offset} must be page-aligned. */
+    static boolean mlock(ByteBuffer buffer, long offset, long length) {
+        return LINKED && check("mlock",
+            Libc.mlock(Native.getDirectBufferPointer(buffer).share(offset), new NativeLong(length)));
+    }
+
+    /** munlock of {@code [offset, offset + length)} of a mapping; {@code offset} must be page-aligned. */
+    static boolean munlock(ByteBuffer buffer, long offset, long length) {
+        return LINKED && check("munlock",
+            Libc.munlock(Native.getDirectBufferPointer(buffer).share(offset), new NativeLong(length)));
     }
 
     static boolean madvise(ByteBuffer buffer, long length, int advice) {

@@ -573,9 +573,24 @@ public final class ConsumeQueue {
 
     /** Forces every file written since the last flush. */
     public void flush() throws IOException {
+        flush(0);
+    }
+
+    /**
+     * Forces the files with at least {@code leastPages} pages written since their last force (0: every
+     * written file). Returns false if some written bytes stay unforced.
+     */
+    public boolean flush(int leastPages) throws IOException {
+        boolean all = true;
         for (ConsumeQueueFile f : files) {
-            f.flush();
+            all &= f.flush(leastPages);
         }
+        return all;
+    }
+
+    /** Whether bytes written to one of the files have not been forced yet. */
+    boolean hasUnforcedWrites() {
+        return files.stream().anyMatch(ConsumeQueueFile::dirty);
     }
 
     /** Commits what was appended, then flushes and closes the files. Writer thread (or after it stopped). */

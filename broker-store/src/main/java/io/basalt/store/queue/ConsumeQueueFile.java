@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-import io.basalt.common.io.Directories;
 import io.basalt.store.mappedfile.FileBlockAllocator;
 import io.basalt.store.mappedfile.StoreFiles;
 
@@ -31,6 +30,7 @@ import io.basalt.store.mappedfile.StoreFiles;
  * never opens again: a reader that sees -1 from {@link #read} still knows the file is gone.
  */
 final class ConsumeQueueFile {
+    private static final int PAGE = 4096;
     private final Path path;
     private final long fileFromOffset;
     private final int fileSize;
@@ -43,6 +43,11 @@ final class ConsumeQueueFile {
     private boolean ended;
     private volatile long lastUse;
     private volatile boolean dirty;
+    // The byte ranges written since the last force, as page numbers: [dirtyFromPage, dirtyToPage].
+    // Written by the one writer, read by the flusher; a force that races a write may undercount by
+    // that write, which the next round forces.
+    private volatile int dirtyFromPage = Integer.MAX_VALUE;
+    private volatile int dirtyToPage = -1;
 
     private ConsumeQueueFile(Path path, long fileFromOffset, int fileSize, OpenFileBudget budget) {
         this.path = path;
@@ -66,14 +71,17 @@ final class ConsumeQueueFile {
                 ch.write(ByteBuffer.wrap(new byte[1]), fileSize - 1L);
                 // real blocks now: a full disk fails this open, never an entry write halfway through a batch
                 FileBlockAllocator.allocate(path, fileSize);
-                ch.force(true);
             } catch (IOException e) {
                 file.unpin();
                 file.delete(); // no half-allocated file left behind: the next attempt creates it afresh
                 throw e;
             }
             file.unpin();
-            Directories.fsync(dir);
+            // No fsync of the new file or its directory: with a thousand topics that was two journal commits
+            // per queue, on the dispatcher's thread. The first flush of an entry (fdatasync) makes the file and
+            // its size durable; a power loss before it leaves no file or an empty one, which open() creates
+            // afresh, and recovery re-dispatches the entries from the CommitLog (the checkpoint's
+            // logicsMsgTimestamp only covers flushed queues).
         } else if (length != fileSize) {
             throw new IOException("ConsumeQueue file " + path + " has " + length
                     + " bytes, mappedFileSizeConsumeQueue says " + fileSize);
@@ -134,9 +142,17 @@ final class ConsumeQueueFile {
         }
         try {
             dirty = true; // before the bytes land, so an eviction after this write forces them
+            int start = position;
+            int end = position + src.remaining();
+            dirtyFromPage = Math.min(dirtyFromPage, position / PAGE);
+            dirtyToPage = Math.max(dirtyToPage, (end - 1) / PAGE);
             while (src.hasRemaining()) {
                 position += ch.write(src, position);
             }
+            // again once they landed: a flush that cleared the flag while they were written did not force them
+            dirty = true;
+            dirtyFromPage = Math.min(dirtyFromPage, start / PAGE);
+            dirtyToPage = Math.max(dirtyToPage, (end - 1) / PAGE);
         } finally {
             unpin();
         }
@@ -155,23 +171,45 @@ final class ConsumeQueueFile {
 
     /** Forces the writes since the last flush; a file with none is not opened. */
     void flush() throws IOException {
+        flush(0);
+    }
+
+    /**
+     * As {@link #flush()}, but only if the writes since the last force span at least {@code leastPages}
+     * pages (RocketMQ's flushConsumeQueueLeastPages; 0: any write). Returns false if written bytes
+     * stay unforced.
+     */
+    boolean flush(int leastPages) throws IOException {
         FileChannel ch;
         synchronized (this) {
             if (!dirty || channel == null) {
-                return; // clean, or closed (eviction forced it before closing)
+                return true; // clean, or closed (eviction forced it before closing)
+            }
+            if (leastPages > 0 && dirtyToPage - dirtyFromPage + 1 < leastPages) {
+                return false;
             }
             ch = channel;
             pins++;
             dirty = false;
+            dirtyFromPage = Integer.MAX_VALUE;
+            dirtyToPage = -1;
         }
         try {
             ch.force(false);
         } catch (IOException e) {
             dirty = true;
+            dirtyFromPage = 0;  // unknown what went: the next round forces it whatever its size
+            dirtyToPage = Integer.MAX_VALUE - 1;
             throw e;
         } finally {
             unpin();
         }
+        return true;
+    }
+
+    /** Whether bytes written to the file have not been forced yet. */
+    boolean dirty() {
+        return dirty;
     }
 
     /** Flushes nothing: closes the channel for good (callers flush first). */
@@ -235,6 +273,8 @@ final class ConsumeQueueFile {
         if (dirty) {
             channel.force(false);
             dirty = false;
+            dirtyFromPage = Integer.MAX_VALUE;
+            dirtyToPage = -1;
             budget.flushedOnEviction();
         }
         FileChannel ch = channel;

@@ -297,9 +297,16 @@ public final class ConsumeQueueStore implements Closeable {
     }
 
     public void flush() throws IOException {
+        flush(0);
+    }
+
+    /** {@link ConsumeQueue#flush(int)} of every queue; false if some written bytes stay unforced. */
+    public boolean flush(int leastPages) throws IOException {
+        boolean all = true;
         for (ConsumeQueue q : allQueues()) {
-            q.flush();
+            all &= q.flush(leastPages);
         }
+        return all;
     }
 
     /** Closes every queue; keeps going after a failure and reports all of them. */

@@ -1,0 +1,100 @@
+package io.basalt.store.mappedfile;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.basalt.common.test.ProcessResources;
+import io.basalt.store.FlushDiskType;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Warm-up faults in and locks only the pages the writer is about to touch, and gives back the ones it
+ * has passed: a file three windows long is never all resident in the broker process.
+ */
+class WarmWindowTest {
+    private static final int MIB = 1 << 20;
+    private static final int WINDOW = MappedFile.WARM_WINDOW;
+    private static final int FILE_SIZE = 3 * WINDOW;
+    /** Rss of a mapping counts whole folios at the edges of a range. */
+    private static final long SLACK_KIB = 4 * 1024;
+
+    @TempDir
+    Path dir;
+
+    private AllocateMappedFileService service;
+    private MappedFileQueue queue;
+
+    @AfterEach
+    void stop() {
+        if (queue != null) {
+            queue.shutdown();
+        }
+        if (service != null) {
+            service.shutdown();
+        }
+    }
+
+    @Test
+    void theWarmWindowMovesWithTheWriterAndWhatItPassedIsGivenBack() throws IOException {
+        service = new AllocateMappedFileService(FlushDiskType.ASYNC_FLUSH, true, 16, null);
+        service.start();
+        queue = new MappedFileQueue(dir, FILE_SIZE, service);
+        MappedFile file = queue.lastFileOrCreate(0);
+
+        assertEquals(WINDOW, file.warmedTo(), "a new file is warmed one window deep, not whole");
+        assertResidentMiB(file, WINDOW / MIB);
+        assertEquals(NativeIO.isAvailable(), file.isLocked(), "mlocked where the platform allows");
+
+        int written = WINDOW + WINDOW / 2 + 4 * MIB;
+        append(file, written);
+        file.flush(0);
+        // the allocator thread moves the window: more than half a window ahead of the writer is warm ...
+        await().atMost(Duration.ofSeconds(30)).until(file::warmedTo, w -> w > written + WINDOW / 2);
+        assertTrue(file.warmedTo() <= written + WINDOW, "at most a window ahead: " + file.warmedTo());
+        // ... and what lies more than a window behind it, flushed, is no longer in this process
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(
+            () -> assertResidentMiB(file, (file.warmedTo() - (written - WINDOW)) / MIB));
+
+        append(file, FILE_SIZE - written);
+        file.flush(0);
+        assertFalse(file.isLocked(), "munlocked once written and flushed");
+        assertResidentMiB(file, WINDOW / MIB);
+    }
+
+    @Test
+    void withoutWarmupNothingIsLockedOrFaultedIn() throws IOException {
+        service = new AllocateMappedFileService(FlushDiskType.ASYNC_FLUSH, false, 16, null);
+        service.start();
+        queue = new MappedFileQueue(dir, FILE_SIZE, service);
+        MappedFile file = queue.lastFileOrCreate(0);
+        assertEquals(0, file.warmedTo());
+        file.keepWarm();
+        assertEquals(0, file.warmedTo(), "keepWarm does not start warming a file that was never warmed");
+        assertEquals(0, ProcessResources.residentKiB(file.path()));
+    }
+
+    private static void append(MappedFile file, int bytes) {
+        ByteBuffer chunk = ByteBuffer.allocate(MIB);
+        for (int i = 0; i < MIB; i++) {
+            chunk.put(i, (byte) (i * 31));
+        }
+        for (int done = 0; done < bytes; done += MIB) {
+            chunk.clear().limit(Math.min(MIB, bytes - done));
+            assertTrue(file.appendRaw(chunk));
+        }
+    }
+
+    private static void assertResidentMiB(MappedFile file, long expectedMiB) throws IOException {
+        long kib = ProcessResources.residentKiB(file.path());
+        assertTrue(Math.abs(kib - expectedMiB * 1024) <= SLACK_KIB,
+            "resident " + kib + " KiB of " + file.path().getFileName() + ", expected about " + expectedMiB + " MiB");
+    }
+}
