@@ -145,10 +145,30 @@ class GrpcClientAdminTest {
         assertEquals("*", cc.getSubscriptionTable().get(TOPIC).getSubString());
     }
 
+    /** Telemetry handshakes the broker answered OK, from its metrics. */
+    private static long telemetrySettingsAnswered() throws Exception {
+        return get("/metrics").lines().filter(l -> l.startsWith("basalt_grpc_responses_total{")
+                && l.contains("rpc=\"Telemetry\"") && l.contains("code=\"OK\""))
+            .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
+    /**
+     * Waits until the client's second settings handshake was answered. The 5.0.7 SDK writes its first periodic
+     * settings sync on the Telemetry stream one second after it starts, from its scheduler thread, and its replies to
+     * pushed commands from its command thread, without serializing the two writes on the stream (later SDKs do): a
+     * reply written at that moment can be lost, and the admin call then times out. Commands are pushed after it.
+     */
+    private static void awaitFirstSettingsSync(long answeredBefore) {
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+            .until(GrpcClientAdminTest::telemetrySettingsAnswered, n -> n >= answeredBefore + 2);
+    }
+
     @Test
     void consumerStatusReturnsTheClientsThreadStack() throws Exception {
+        long answered = telemetrySettingsAnswered();
         pushConsumer("GrpcAdminStackGroup", "*", ConcurrentHashMap.newKeySet());
         String clientId = connectionOf("GrpcAdminStackGroup").getConnectionSet().iterator().next().getClientId();
+        awaitFirstSettingsSync(answered);
         ConsumerRunningInfo info = admin.getConsumerRunningInfo("GrpcAdminStackGroup", clientId, true);
         assertNotNull(info.getJstack());
         assertFalse(info.getJstack().isBlank());
@@ -192,9 +212,11 @@ class GrpcClientAdminTest {
     @Test
     void consumeMessageRunsThePushConsumersListenerOnTheStoredMessage() throws Exception {
         Set<String> received = ConcurrentHashMap.newKeySet();
+        long answered = telemetrySettingsAnswered();
         // subscribed to a tag nothing is sent with: the message reaches the listener only through consumeMessage
         pushConsumer("GrpcAdminDirectGroup", "NoSuchTag", received);
         String clientId = connectionOf("GrpcAdminDirectGroup").getConnectionSet().iterator().next().getClientId();
+        awaitFirstSettingsSync(answered);
         DefaultMQProducer producer = new DefaultMQProducer("GrpcAdminRemotingProducer");
         producer.setNamesrvAddr(broker.address());
         producer.setInstanceName(Clients.instanceName());

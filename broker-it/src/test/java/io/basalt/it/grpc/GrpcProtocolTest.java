@@ -51,7 +51,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The broker's gRPC endpoint request by request, through the generated stub the official 5.x SDK ships (its shaded
  * gRPC): the application status codes of refusals the SDK itself never lets through (missing client id, oversize
  * body, reserved property, message type conflict), routes that name this broker's own gRPC endpoint with concrete
- * message types, the assignment of a non-orderly group, NOT_IMPLEMENTED for POP consumption, and the log line for a
+ * message types, the assignment of a non-orderly group, NOT_IMPLEMENTED for POP consumption, a waiting receive ended
+ * by its client's termination, and the log line for a
  * remoting client that connects to the gRPC port.
  */
 @LeakCheckExtension.AllowThreads(value = "NettyClientScan_thread_",
@@ -73,8 +74,10 @@ class GrpcProtocolTest {
         admin.start();
         admin.createTopic("DefaultCluster", "ProtoFifo", 4, Map.of("+message.type", "FIFO"));
         admin.createTopic("DefaultCluster", "ProtoNormal", 4, Map.of());
+        admin.createTopic("DefaultCluster", "ProtoIdle", 1, Map.of());
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() ->
             admin.examineTopicConfig(broker.address(), "ProtoNormal") != null
+                && admin.examineTopicConfig(broker.address(), "ProtoIdle") != null
                 && "FIFO".equals(admin.examineTopicConfig(broker.address(), "ProtoFifo").getAttributes().get("message.type")));
     }
 
@@ -92,18 +95,23 @@ class GrpcProtocolTest {
     private static void withStub(String clientId, StubCalls calls) throws Exception {
         ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", broker.grpcPort()).usePlaintext().build();
         try {
-            Metadata headers = new Metadata();
-            if (clientId != null) {
-                headers.put(Metadata.Key.of("x-mq-client-id", Metadata.ASCII_STRING_MARSHALLER), clientId);
-                headers.put(Metadata.Key.of("x-mq-language", Metadata.ASCII_STRING_MARSHALLER), "JAVA");
-                headers.put(Metadata.Key.of("x-mq-client-version", Metadata.ASCII_STRING_MARSHALLER), "5.0.7");
-            }
             calls.run(MessagingServiceGrpc.newBlockingStub(channel)
-                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers(clientId)))
                 .withDeadlineAfter(10, TimeUnit.SECONDS));
         } finally {
             channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
         }
+    }
+
+    /** The SDK's headers for {@code clientId} (none when null). */
+    private static Metadata headers(String clientId) {
+        Metadata headers = new Metadata();
+        if (clientId != null) {
+            headers.put(Metadata.Key.of("x-mq-client-id", Metadata.ASCII_STRING_MARSHALLER), clientId);
+            headers.put(Metadata.Key.of("x-mq-language", Metadata.ASCII_STRING_MARSHALLER), "JAVA");
+            headers.put(Metadata.Key.of("x-mq-client-version", Metadata.ASCII_STRING_MARSHALLER), "5.0.7");
+        }
+        return headers;
     }
 
     interface StubCalls {
@@ -196,6 +204,59 @@ class GrpcProtocolTest {
             assertEquals(Code.UNRECOGNIZED_CLIENT_TYPE, stub.heartbeat(HeartbeatRequest.newBuilder().build())
                 .getStatus().getCode());
         });
+    }
+
+    @Test
+    void aClientsWaitingReceiveEndsWhenItTerminates() throws Exception {
+        ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", broker.grpcPort()).usePlaintext().build();
+        try {
+            var attach = MetadataUtils.newAttachHeadersInterceptor(headers("proto-ending-client"));
+            java.util.concurrent.CompletableFuture<List<ReceiveMessageResponse>> answer =
+                new java.util.concurrent.CompletableFuture<>();
+            List<ReceiveMessageResponse> responses = new java.util.concurrent.CopyOnWriteArrayList<>();
+            // nothing is sent to ProtoIdle: the receive waits its whole long-polling time (20 s) unless ended
+            MessagingServiceGrpc.newStub(channel).withInterceptors(attach).withDeadlineAfter(60, TimeUnit.SECONDS)
+                .receiveMessage(ReceiveMessageRequest.newBuilder().setGroup(topic("proto-ending-group"))
+                    .setMessageQueue(MessageQueue.newBuilder().setTopic(topic("ProtoIdle")).setId(-1))
+                    .setFilterExpression(apache.rocketmq.v2.FilterExpression.newBuilder()
+                        .setType(apache.rocketmq.v2.FilterType.TAG).setExpression("*"))
+                    .setBatchSize(1).setInvisibleDuration(seconds(30)).setLongPollingTimeout(seconds(20)).build(),
+                    new org.apache.rocketmq.shaded.io.grpc.stub.StreamObserver<>() {
+                        @Override
+                        public void onNext(ReceiveMessageResponse value) {
+                            responses.add(value);
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            answer.completeExceptionally(t);
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            answer.complete(responses);
+                        }
+                    });
+            await().atMost(Duration.ofSeconds(10)).until(() -> scrapeMetrics().lines()
+                .anyMatch(l -> l.startsWith("basalt_pop_parked_requests ") && l.endsWith(" 1.0")));
+
+            MessagingServiceGrpc.newBlockingStub(channel).withInterceptors(attach).withDeadlineAfter(10, TimeUnit.SECONDS)
+                .notifyClientTermination(apache.rocketmq.v2.NotifyClientTerminationRequest.newBuilder()
+                    .setGroup(topic("proto-ending-group")).build());
+            List<ReceiveMessageResponse> got = answer.get(15, TimeUnit.SECONDS);
+            assertEquals(Code.MESSAGE_NOT_FOUND, got.get(0).getStatus().getCode());
+            assertTrue(got.get(0).getStatus().getMessage().contains("the client terminated"), got.get(0).toString());
+            assertTrue(got.stream().noneMatch(ReceiveMessageResponse::hasMessage), got.toString());
+            // its pop no longer waits either
+            await().atMost(Duration.ofSeconds(10)).until(() -> scrapeMetrics().lines()
+                .anyMatch(l -> l.startsWith("basalt_pop_parked_requests ") && l.endsWith(" 0.0")));
+        } finally {
+            channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static org.apache.rocketmq.shaded.com.google.protobuf.Duration seconds(int seconds) {
+        return org.apache.rocketmq.shaded.com.google.protobuf.Duration.newBuilder().setSeconds(seconds).build();
     }
 
     @Test

@@ -149,9 +149,13 @@ final class BrokerMessagingService extends MessagingServiceGrpc.MessagingService
         StreamObserver<NotifyClientTerminationResponse> out) {
         unary("NotifyClientTermination", out, s -> NotifyClientTerminationResponse.newBuilder().setStatus(s).build(),
             NotifyClientTerminationResponse::getStatus,
-            m -> CompletableFuture.completedFuture(NotifyClientTerminationResponse.newBuilder()
-                .setStatus(clients.terminate(m.clientId()) ? GrpcCodes.OK : GrpcCodes.status(
-                    Code.UNRECOGNIZED_CLIENT_TYPE, "cannot find client settings of " + m.clientId())).build()));
+            m -> {
+                // its long-polling receives end first: the SDK waits for them before it closes its channel
+                consumption.clientTerminated(m.clientId());
+                return CompletableFuture.completedFuture(NotifyClientTerminationResponse.newBuilder()
+                    .setStatus(clients.terminate(m.clientId()) ? GrpcCodes.OK : GrpcCodes.status(
+                        Code.UNRECOGNIZED_CLIENT_TYPE, "cannot find client settings of " + m.clientId())).build());
+            });
     }
 
     @Override

@@ -68,6 +68,7 @@ final class GrpcConsumption {
     private final AutoRenewals renewals;
     private final GrpcCounters counters;
     private final GrpcServer.Delivered delivered;
+    private final WaitingReceives waiting = new WaitingReceives();
 
     GrpcConsumption(PopService pop, Function<String, Optional<SubscriptionGroupConfig>> groups,
                     RequestProcessor sendBack, LongFunction<StoredMessage> messageAt, LongSupplier clock, long autoRenewInvisibleMs, AutoRenewals renewals,
@@ -92,6 +93,7 @@ final class GrpcConsumption {
      */
     void receive(ReceiveMessageRequest request, String clientId, RequestContext context, long remainingMs,
                  StreamObserver<ReceiveMessageResponse> out) {
+        WaitingReceives.Call call = new WaitingReceives.Call(out);
         String group = request.getGroup().getName();
         String topic = request.getMessageQueue().getTopic().getName();
         // an unknown group is auto-created (or refused) by the pop itself; until then it has the defaults
@@ -100,14 +102,14 @@ final class GrpcConsumption {
         boolean fifo = groupConfig.consumeMessageOrderly();
         long pollMs = ReceiveRules.pollingTime(request, remainingMs);
         if (pollMs < 0) {
-            finish(out, GrpcCodes.status(Code.ILLEGAL_POLLING_TIME, "the call's deadline leaves " + remainingMs
+            finish(call, GrpcCodes.status(Code.ILLEGAL_POLLING_TIME, "the call's deadline leaves " + remainingMs
                 + " ms, less than the minimum polling time of " + MIN_POLL_MS + " ms"), List.of());
             return;
         }
         boolean autoRenew = request.getAutoRenew();
         long invisibleMs = autoRenew ? autoRenewInvisibleMs : ReceiveRules.invisibleTime(request);
         if (invisibleMs < 0) {
-            finish(out, GrpcCodes.status(Code.ILLEGAL_INVISIBLE_TIME, "invisible_duration must be between "
+            finish(call, GrpcCodes.status(Code.ILLEGAL_INVISIBLE_TIME, "invisible_duration must be between "
                 + MIN_INVISIBLE_MS + " ms and " + MAX_INVISIBLE_MS + " ms (or set auto_renew)"), List.of());
             return;
         }
@@ -118,20 +120,27 @@ final class GrpcConsumption {
             PopRequest.INIT_MODE_MAX, sql ? "SQL92" : "TAG", expression, fifo,
             fifo && request.hasAttemptId() ? request.getAttemptId() : null);
         int maxAttempts = groupConfig.retryMaxTimes() + 1;
-        pop.pop(popRequest).whenComplete((result, failure) -> {
+        waiting.add(clientId, call);
+        CompletableFuture<PopResult> popping = pop.pop(popRequest);
+        call.popping(popping);
+        popping.whenComplete((result, failure) -> {
+            waiting.remove(clientId, call);
+            if (failure instanceof java.util.concurrent.CancellationException) {
+                return; // the client terminated and was answered
+            }
             if (failure != null) {
                 log.warn("gRPC receive of {} for {} failed", topic, group, failure);
-                finish(out, GrpcCodes.status(Code.INTERNAL_SERVER_ERROR, "receive failed: " + failure), List.of());
+                finish(call, GrpcCodes.status(Code.INTERNAL_SERVER_ERROR, "receive failed: " + failure), List.of());
                 return;
             }
             Status status = ReceiveRules.statusOf(result.outcome());
             if (status.getCode() != Code.OK) {
-                finish(out, status, List.of());
+                finish(call, status, List.of());
                 return;
             }
             List<Delivery> deliveries = deliveries(result, group, topic, sql ? null : expression, maxAttempts, context);
             if (deliveries.isEmpty()) {
-                finish(out, GrpcCodes.status(Code.MESSAGE_NOT_FOUND, "no match message"), List.of());
+                finish(call, GrpcCodes.status(Code.MESSAGE_NOT_FOUND, "no match message"), List.of());
                 return;
             }
             if (autoRenew) {
@@ -139,7 +148,7 @@ final class GrpcConsumption {
                     renewals.track(clientId, group, topic, d.message().getSystemProperties().getMessageId(), d.handle());
                 }
             }
-            List<Delivery> undelivered = finish(out, GrpcCodes.OK, deliveries);
+            List<Delivery> undelivered = finish(call, GrpcCodes.OK, deliveries);
             int sent = deliveries.size() - undelivered.size();
             if (sent > 0) {
                 long bytes = deliveries.stream().filter(d -> !undelivered.contains(d))
@@ -190,10 +199,27 @@ final class GrpcConsumption {
     }
 
     /**
-     * Writes the status, the deliveries and the delivery timestamp, then completes. Returns the deliveries the
-     * stream could not carry (the call was cancelled or the write failed).
+     * The client said it terminates (NotifyClientTermination): its receives still waiting for messages are answered
+     * now, with none, and their pops stop waiting. A pop that was taking messages at that moment keeps them invisible
+     * for their invisible time, as for a client that went away mid-call; they are delivered again after it.
      */
-    private List<Delivery> finish(StreamObserver<ReceiveMessageResponse> out, Status status, List<Delivery> deliveries) {
+    void clientTerminated(String clientId) {
+        for (WaitingReceives.Call call : waiting.removeAll(clientId)) {
+            finish(call, GrpcCodes.status(Code.MESSAGE_NOT_FOUND, "no message: the client terminated while this"
+                + " receive waited"), List.of());
+            call.cancelPop();
+        }
+    }
+
+    /**
+     * Writes the status, the deliveries and the delivery timestamp, then completes, unless the call was answered
+     * already. Returns the deliveries the stream did not carry (answered already, cancelled, or the write failed).
+     */
+    private List<Delivery> finish(WaitingReceives.Call call, Status status, List<Delivery> deliveries) {
+        if (!call.claim()) {
+            return new ArrayList<>(deliveries);
+        }
+        StreamObserver<ReceiveMessageResponse> out = call.out;
         counters.answered("ReceiveMessage", status.getCode());
         List<Delivery> undelivered = new ArrayList<>();
         try {

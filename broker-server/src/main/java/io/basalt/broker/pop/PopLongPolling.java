@@ -83,6 +83,11 @@ public final class PopLongPolling {
         finish(w, then);
     }
 
+    /** Unparks {@code w} without running it: its requester gave up (the gRPC client terminated). */
+    public void cancel(Waiter w) {
+        finish(w, () -> { });
+    }
+
     /** A message of {@code topic} was dispatched: every request parked on it is re-run. */
     public void arrived(String topic) {
         Set<Waiter> waiters = byTopic.get(topic);

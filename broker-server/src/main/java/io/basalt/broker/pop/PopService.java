@@ -164,6 +164,9 @@ public final class PopService {
      */
     private void attempt(PopRequest request, MessageFilter filter, long deadline, CompletableFuture<PopResult> answer,
                          boolean recheck) {
+        if (answer.isDone()) {
+            return; // the requester completed (cancelled) the answer itself: nothing to pop for
+        }
         PopResult result;
         try {
             result = popOnce(request, filter);
@@ -187,6 +190,8 @@ public final class PopService {
             answer.complete(PopResult.refused(ResponseCode.POLLING_FULL, "the broker's POP polling table is full"));
             return;
         }
+        // a requester that cancels the answer frees its parking place at once
+        answer.whenComplete((r, e) -> polling.cancel(waiter));
         // a message stored between the read and the parking would not wake it
         if (recheck && anythingToPop(request)) {
             polling.wake(waiter, () -> attempt(request, filter, deadline, answer, false));
