@@ -1,8 +1,8 @@
 package io.basalt.common.service;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +22,15 @@ import org.slf4j.LoggerFactory;
  * with it: {@link #isStopped()} turns true and {@link #terminalError()} says why. An
  * InterruptedException ends the loop with the interrupt flag restored.
  *
+ * <p><b>Wakeups are cheap for the caller.</b> The put path wakes the reput, group-commit and HA services once per
+ * message, so {@link #wakeup()} takes no lock: it sets a pending flag and unparks the thread only if that flag was
+ * clear and the thread is parked waiting for it (a Dekker handshake on two volatiles: the waiter announces itself,
+ * then looks at the flag; the waker sets the flag, then looks for a waiter — at least one of them sees the other).
+ * A wakeup that finds one already pending, or the thread at work, costs one atomic exchange and no system call.
+ * A service may also {@link #pauseAfterWorkNanos() pause after a round that did work}: wakeups during the pause
+ * only mark work pending, so a busy service runs a batch per pause instead of one round (and one context switch)
+ * per wakeup.
+ *
  * <p>Subclasses keep their loop body in {@code doWork()} so tests can drive it directly without a
  * thread (an exception then reaches the test, not the policy). {@link #onShutdown()} runs on the
  * service thread after the loop ends, for a final drain.
@@ -36,9 +45,9 @@ public abstract class ServiceThread implements Runnable {
 
     private final String name;
     private final ErrorPolicy errorPolicy;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition wakeupCondition = lock.newCondition();
-    private boolean wakeupPending;
+    private final AtomicBoolean wakeupPending = new AtomicBoolean();
+    /** The thread parked in {@link #waitForWakeup} or {@link #backOff}, or null: whom a wakeup must unpark. */
+    private volatile Thread parkedWaiter;
     private volatile boolean stopped;
     private volatile boolean shutdownCalled;
     private volatile Throwable terminalError;
@@ -68,6 +77,17 @@ public abstract class ServiceThread implements Runnable {
      */
     protected boolean waitsAfterEveryRound() {
         return false;
+    }
+
+    /**
+     * How long the thread pauses after a round that did work before it runs the next, in nanoseconds; 0 (the
+     * default) runs the next round at once. Wakeups do not end the pause (shutdown does not either; keep it short):
+     * they leave work pending for the round after it. For a service woken per message whose consumers can take a
+     * short delay (RocketMQ's reput loop sleeps 1 ms between rounds), this turns a context switch per wakeup into
+     * one per pause.
+     */
+    protected long pauseAfterWorkNanos() {
+        return 0;
     }
 
     /** Runs once on the service thread after the loop stops; the default does nothing. */
@@ -138,14 +158,13 @@ public abstract class ServiceThread implements Runnable {
         return errors;
     }
 
-    /** Ends the current or next idle wait early. */
+    /** Ends the current or next idle wait early. Lock-free; any thread. */
     public final void wakeup() {
-        lock.lock();
-        try {
-            wakeupPending = true;
-            wakeupCondition.signal();
-        } finally {
-            lock.unlock();
+        if (!wakeupPending.getAndSet(true)) {
+            Thread waiter = parkedWaiter;
+            if (waiter != null) {
+                LockSupport.unpark(waiter);
+            }
         }
     }
 
@@ -154,37 +173,69 @@ public abstract class ServiceThread implements Runnable {
      * Returns false if interrupted (the interrupt flag is restored).
      */
     protected final boolean waitForWakeup(long timeoutMs) {
-        lock.lock();
         try {
-            long remainingNs = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-            while (!wakeupPending && !stopped && remainingNs > 0) {
-                remainingNs = wakeupCondition.awaitNanos(remainingNs);
+            return parkUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs), true);
+        } finally {
+            wakeupPending.set(false);
+        }
+    }
+
+    /**
+     * Parks until {@code deadlineNs} ({@code System.nanoTime()}), shutdown, or — {@code forWakeup} — a wakeup. False if
+     * interrupted (the flag is restored).
+     */
+    private boolean parkUntil(long deadlineNs, boolean forWakeup) {
+        while (!(forWakeup && wakeupPending.get()) && !stopped) {
+            long remainingNs = deadlineNs - System.nanoTime();
+            if (remainingNs <= 0) {
+                break;
             }
-            wakeupPending = false;
-            return true;
-        } catch (InterruptedException e) {
+            if (!parkUnlessWoken(remainingNs, forWakeup)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Parks this thread up to {@code ns} as the waiter a wakeup unparks, unless a wakeup is already pending
+     * ({@code forWakeup}) or shutdown was called. False if interrupted (the flag is restored).
+     */
+    private boolean parkUnlessWoken(long ns, boolean forWakeup) {
+        parkedWaiter = Thread.currentThread();
+        try {
+            // announced first, checked second: a wakeup or shutdown from now on either is seen here or unparks us
+            if ((forWakeup && wakeupPending.get()) || stopped) {
+                return true;
+            }
+            LockSupport.parkNanos(this, ns);
+        } finally {
+            parkedWaiter = null;
+        }
+        if (Thread.interrupted()) {
             Thread.currentThread().interrupt();
             return false;
-        } finally {
-            lock.unlock();
         }
+        return true;
     }
 
     /** Waits {@code ms} after a failed round; only shutdown ends it early. False if interrupted. */
     private boolean backOff(long ms) {
-        lock.lock();
-        try {
-            long remainingNs = TimeUnit.MILLISECONDS.toNanos(ms);
-            while (!stopped && remainingNs > 0) {
-                remainingNs = wakeupCondition.awaitNanos(remainingNs);
+        return parkUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms), false);
+    }
+
+    /** The pause after a round that did work: wakeups meanwhile stay pending. False if interrupted. */
+    private boolean pause(long ns) {
+        long deadline = System.nanoTime() + ns;
+        long remainingNs;
+        while (!stopped && (remainingNs = deadline - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(this, remainingNs);
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                return false;
             }
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } finally {
-            lock.unlock();
         }
+        return true;
     }
 
     @Override
@@ -217,8 +268,15 @@ public abstract class ServiceThread implements Runnable {
                     continue;
                 }
                 backoffMs = 0;
-                if ((work == 0 || waitsAfterEveryRound()) && !waitForWakeup(idleWaitMs())) {
-                    return;
+                if (work == 0 || waitsAfterEveryRound()) {
+                    if (!waitForWakeup(idleWaitMs())) {
+                        return;
+                    }
+                } else {
+                    long pauseNs = pauseAfterWorkNanos();
+                    if (pauseNs > 0 && !pause(pauseNs)) {
+                        return;
+                    }
                 }
             }
             try {

@@ -10,7 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 
 import org.junit.jupiter.api.Test;
@@ -204,6 +206,103 @@ class ServiceThreadTest {
         } finally {
             periodic.shutdown();
         }
+    }
+
+    /** Drains what callers published; pauses {@code pauseNs} after a round that drained something. */
+    static final class DrainingService extends ServiceThread {
+        final AtomicLong published = new AtomicLong();
+        final AtomicLong drained = new AtomicLong();
+        final List<Long> batches = new CopyOnWriteArrayList<>();
+        final long pauseNs;
+
+        DrainingService(long pauseNs) {
+            super("DrainingService", ErrorPolicy.resilient());
+            this.pauseNs = pauseNs;
+        }
+
+        void publishAndWakeup() {
+            published.incrementAndGet();
+            wakeup();
+        }
+
+        @Override
+        protected int doWork() {
+            long now = published.get();
+            long batch = now - drained.get();
+            if (batch > 0) {
+                batches.add(batch);
+                drained.set(now);
+            }
+            return (int) batch;
+        }
+
+        @Override
+        protected long idleWaitMs() {
+            // only wakeups make it run: a lost one leaves work undrained for a minute
+            return 60_000;
+        }
+
+        @Override
+        protected long pauseAfterWorkNanos() {
+            return pauseNs;
+        }
+    }
+
+    @Test
+    void noWakeupIsLostWhenTheyRaceTheServiceGoingToSleep() throws Exception {
+        DrainingService service = new DrainingService(0);
+        service.start();
+        try {
+            // one at a time: each wakeup finds the service parked or about to park, and must get it to run
+            for (int i = 0; i < 5_000; i++) {
+                service.publishAndWakeup();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (service.drained.get() != service.published.get()) {
+                    assertTrue(System.nanoTime() < deadline, "wakeup " + i + " was lost");
+                    Thread.onSpinWait();
+                }
+            }
+            // several callers at once
+            Thread[] callers = new Thread[4];
+            for (int t = 0; t < callers.length; t++) {
+                callers[t] = new Thread(() -> {
+                    for (int i = 0; i < 20_000; i++) {
+                        service.publishAndWakeup();
+                        if ((i & 63) == 0) {
+                            Thread.yield();
+                        }
+                    }
+                });
+                callers[t].start();
+            }
+            for (Thread caller : callers) {
+                caller.join();
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.drained.get() == 5_000 + 4 * 20_000);
+        } finally {
+            service.shutdown();
+        }
+    }
+
+    @Test
+    void wakeupsDuringThePauseAfterWorkAreTakenAsOneBatchAfterIt() {
+        DrainingService service = new DrainingService(TimeUnit.MILLISECONDS.toNanos(700));
+        service.start();
+        try {
+            service.publishAndWakeup();
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.batches.size() == 1);
+            for (int i = 0; i < 5; i++) {
+                service.publishAndWakeup();
+            }
+            // the wakeups do not end the pause: nothing more is drained for a while ...
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> service.batches.size() == 1);
+            // ... then the five are drained in one round
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.batches.size() == 2);
+            assertEquals(List.of(1L, 5L), service.batches);
+        } finally {
+            service.shutdown();
+        }
+        assertTrue(service.isStopped());
     }
 
     /** An Error as a service would meet one (out of memory, a linkage failure), made by the test. */

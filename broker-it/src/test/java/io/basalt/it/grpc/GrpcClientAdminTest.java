@@ -10,6 +10,7 @@ import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.it.BrokerProcess;
 import io.basalt.it.Clients;
 import io.basalt.it.MqAdmin;
+import io.basalt.it.metrics.PrometheusText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -147,9 +148,9 @@ class GrpcClientAdminTest {
 
     /** Telemetry handshakes the broker answered OK, from its metrics. */
     private static long telemetrySettingsAnswered() throws Exception {
-        return get("/metrics").lines().filter(l -> l.startsWith("basalt_grpc_responses_total{")
-                && l.contains("rpc=\"Telemetry\"") && l.contains("code=\"OK\""))
-            .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        return PrometheusText.scrape(broker.metricsPort())
+            .samples("basalt_grpc_responses_total", Map.of("rpc", "Telemetry", "code", "OK"))
+            .stream().mapToLong(sample -> (long) sample.value()).sum();
     }
 
     /**

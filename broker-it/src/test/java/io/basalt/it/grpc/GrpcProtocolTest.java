@@ -26,6 +26,7 @@ import apache.rocketmq.v2.TransactionResolution;
 import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.it.BrokerProcess;
 import io.basalt.it.Clients;
+import io.basalt.it.metrics.PrometheusText;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -237,8 +238,7 @@ class GrpcProtocolTest {
                             answer.complete(responses);
                         }
                     });
-            await().atMost(Duration.ofSeconds(10)).until(() -> scrapeMetrics().lines()
-                .anyMatch(l -> l.startsWith("basalt_pop_parked_requests ") && l.endsWith(" 1.0")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> parkedPops() == 1.0);
 
             MessagingServiceGrpc.newBlockingStub(channel).withInterceptors(attach).withDeadlineAfter(10, TimeUnit.SECONDS)
                 .notifyClientTermination(apache.rocketmq.v2.NotifyClientTerminationRequest.newBuilder()
@@ -248,8 +248,7 @@ class GrpcProtocolTest {
             assertTrue(got.get(0).getStatus().getMessage().contains("the client terminated"), got.get(0).toString());
             assertTrue(got.stream().noneMatch(ReceiveMessageResponse::hasMessage), got.toString());
             // its pop no longer waits either
-            await().atMost(Duration.ofSeconds(10)).until(() -> scrapeMetrics().lines()
-                .anyMatch(l -> l.startsWith("basalt_pop_parked_requests ") && l.endsWith(" 0.0")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> parkedPops() == 0.0);
         } finally {
             channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
         }
@@ -275,22 +274,16 @@ class GrpcProtocolTest {
     void grpcCallsAreCountedByRpcAndStatusCode() throws Exception {
         withStub(null, stub -> stub.queryRoute(QueryRouteRequest.newBuilder().setTopic(topic("ProtoFifo")).build()));
         await().atMost(Duration.ofSeconds(10)).until(() -> {
-            String metrics = scrapeMetrics();
-            return metrics.lines().anyMatch(l -> l.startsWith("basalt_grpc_responses_total{")
-                && l.contains("code=\"CLIENT_ID_REQUIRED\"") && l.contains("protocol=\"grpc\"")
-                && l.contains("rpc=\"QueryRoute\""))
-                && metrics.lines().anyMatch(l -> l.startsWith("basalt_grpc_requests_total{") && l.contains("rpc=\"QueryRoute\""));
+            PrometheusText metrics = PrometheusText.scrape(broker.metricsPort());
+            return !metrics.samples("basalt_grpc_responses_total",
+                    Map.of("code", "CLIENT_ID_REQUIRED", "protocol", "grpc", "rpc", "QueryRoute")).isEmpty()
+                && !metrics.samples("basalt_grpc_requests_total", Map.of("rpc", "QueryRoute")).isEmpty();
         });
     }
 
-    /** GET /metrics over plain HTTP/1.0, on a socket closed at once (no keep-alive connection left open). */
-    private static String scrapeMetrics() throws Exception {
-        try (Socket s = new Socket("127.0.0.1", broker.metricsPort())) {
-            s.setSoTimeout(10_000);
-            s.getOutputStream().write("GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
-                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            return new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        }
+    /** POP requests parked waiting for messages, from the broker's metrics. */
+    private static double parkedPops() throws Exception {
+        return PrometheusText.scrape(broker.metricsPort()).value("basalt_pop_parked_requests", Map.of()).orElse(-1);
     }
 
     @Test

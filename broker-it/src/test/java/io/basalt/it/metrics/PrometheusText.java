@@ -15,10 +15,10 @@ import java.util.OptionalDouble;
  * are unescaped ({@code \\}, {@code \"}, {@code \n}); comment lines are skipped; a line that is not a sample fails the
  * parse.
  */
-final class PrometheusText {
-    record Sample(String name, Map<String, String> labels, double value) {
+public final class PrometheusText {
+    public record Sample(String name, Map<String, String> labels, double value) {
         /** True if the sample carries every label of {@code wanted} with its value. */
-        boolean has(Map<String, String> wanted) {
+        public boolean has(Map<String, String> wanted) {
             return wanted.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
         }
     }
@@ -30,7 +30,7 @@ final class PrometheusText {
     }
 
     /** GET /metrics over plain HTTP/1.0 (java.net.http's client leaves a selector thread behind). */
-    static PrometheusText scrape(int port) throws IOException {
+    public static PrometheusText scrape(int port) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
             s.setSoTimeout(10_000);
@@ -44,7 +44,7 @@ final class PrometheusText {
         }
     }
 
-    static PrometheusText parse(String text) {
+    public static PrometheusText parse(String text) {
         List<Sample> samples = new ArrayList<>();
         for (String line : text.split("\n")) {
             if (line.isBlank() || line.startsWith("#")) {
@@ -103,12 +103,12 @@ final class PrometheusText {
     }
 
     /** The samples named {@code name} that carry every label of {@code labels}. */
-    List<Sample> samples(String name, Map<String, String> labels) {
+    public List<Sample> samples(String name, Map<String, String> labels) {
         return samples.stream().filter(s -> s.name().equals(name) && s.has(labels)).toList();
     }
 
     /** The value of the one sample named {@code name} with {@code labels}; empty when there is none; fails on several. */
-    OptionalDouble value(String name, Map<String, String> labels) {
+    public OptionalDouble value(String name, Map<String, String> labels) {
         List<Sample> found = samples(name, labels);
         if (found.size() > 1) {
             throw new AssertionError(found.size() + " samples of " + name + " match " + labels + ": " + found);
@@ -116,7 +116,7 @@ final class PrometheusText {
         return found.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(found.get(0).value());
     }
 
-    List<Sample> all() {
+    public List<Sample> all() {
         return samples;
     }
 }

@@ -79,8 +79,4 @@ final class WaitingReceives {
         Set<Call> calls = byClient.remove(clientId);
         return calls == null ? List.of() : List.copyOf(calls);
     }
-
-    int size() {
-        return byClient.values().stream().mapToInt(Set::size).sum();
-    }
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import io.basalt.store.DelayLevels;
 import io.basalt.store.MessageProperties;
@@ -63,11 +64,19 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: one dispatcher thread runs {@link #doWork()} (or a test, without the thread). The
  * MessageStore wakes it ({@link #wakeup()}) after every append (after every commit with a transient
  * store pool); otherwise it polls every {@code idleWaitMs} (1 ms by default, as RocketMQ's reput
- * loop), which bounds the delay under SYNC_FLUSH, where the flushed offset moves without a wakeup.
+ * loop), which bounds the delay under SYNC_FLUSH, where the flushed offset moves without a wakeup. After a round
+ * that dispatched something it pauses {@link #PAUSE_AFTER_WORK_NS} before the next one, however often it is woken.
  */
 public final class ReputMessageService extends ServiceThread {
     private static final Logger LOG = LoggerFactory.getLogger(ReputMessageService.class);
     private static final int MAX_RECORDS_PER_ROUND = 4096;
+    /**
+     * The pause between rounds while records keep coming (RocketMQ's reput loop sleeps 1 ms between rounds): a busy
+     * dispatcher takes what arrived in the pause as one batch instead of being woken and run once per put, which cost
+     * a context switch per message (up to a third of a switch per message under 16 sync producers, measured). An idle
+     * dispatcher is woken by the first put at once; a backlog (a full round) is drained without pausing.
+     */
+    static final long PAUSE_AFTER_WORK_NS = TimeUnit.MILLISECONDS.toNanos(1);
     static final long FIRST_RETRY_MS = 10;
     static final long MAX_RETRY_MS = 1000;
 
@@ -87,6 +96,8 @@ public final class ReputMessageService extends ServiceThread {
     private final List<DispatchRequest> arrived = new ArrayList<>();
     private volatile long lastStoreTimestamp;
     private long cursorStoreTimestamp;
+    /** Writer thread: the last round stopped at its record bound, so more is waiting. */
+    private boolean lastRoundFull;
     private volatile String alarm;
     private String lastRewind;
     private long rewindTo = -1;
@@ -232,7 +243,13 @@ public final class ReputMessageService extends ServiceThread {
             }
         }
         arrived.clear();
+        lastRoundFull = dispatched >= MAX_RECORDS_PER_ROUND;
         return dispatched;
+    }
+
+    @Override
+    protected long pauseAfterWorkNanos() {
+        return lastRoundFull ? 0 : PAUSE_AFTER_WORK_NS;
     }
 
     /**
