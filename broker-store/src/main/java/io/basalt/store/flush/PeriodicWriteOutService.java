@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.basalt.common.service.ServiceThread;
+import io.basalt.store.StoreConfig;
 
 /**
  * ASYNC_FLUSH's periodic write-out, in its two RocketMQ roles (one class, one instance per role):
@@ -48,6 +49,11 @@ public final class PeriodicWriteOutService extends ServiceThread {
             long position(FlushTarget target) {
                 return target.committedOffset();
             }
+
+            @Override
+            long pendingPages(FlushTarget target) {
+                return pages(target.appendedOffset()) - pages(target.committedOffset());
+            }
         },
         FORCE("force") {
             @Override
@@ -58,6 +64,11 @@ public final class PeriodicWriteOutService extends ServiceThread {
             @Override
             long position(FlushTarget target) {
                 return target.flushedOffset();
+            }
+
+            @Override
+            long pendingPages(FlushTarget target) {
+                return pages(target.committedOffset()) - pages(target.flushedOffset());
             }
         };
 
@@ -70,6 +81,13 @@ public final class PeriodicWriteOutService extends ServiceThread {
         abstract long run(FlushTarget target, int leastPages) throws IOException;
 
         abstract long position(FlushTarget target);
+
+        /** Pages this step has left to move, counted as a round counts them against its least pages. */
+        abstract long pendingPages(FlushTarget target);
+
+        private static long pages(long offset) {
+            return offset / StoreConfig.OS_PAGE_SIZE;
+        }
     }
 
     /** Told after a round that moved bytes, with how long the round took; on the service thread. */
@@ -128,9 +146,14 @@ public final class PeriodicWriteOutService extends ServiceThread {
             leastPages, thoroughIntervalMs, true, clockMs, onCommitted);
     }
 
-    /** New data is there: wakes the service unless it is a timed flusher. */
+    /**
+     * New data is there: wakes the service, unless it is a timed flusher or a round starting now would move nothing
+     * (fewer pages pending than its least pages, and its thorough interval not yet passed). Without that check the
+     * committer was woken, and its thread switched in, on every put (RocketMQ's {@code wakeCommitWhenPutMessage}),
+     * to find less than its least pages and go back to sleep; now a put wakes it once per least-pages worth of data.
+     */
     public void wakeupForData() {
-        if (wakeable && !wakeupRequested.getAndSet(true)) {
+        if (wakeable && schedule.worthARound(step.pendingPages(target)) && !wakeupRequested.getAndSet(true)) {
             wakeup();
         }
     }
