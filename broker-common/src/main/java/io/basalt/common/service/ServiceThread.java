@@ -128,6 +128,11 @@ public abstract class ServiceThread implements Runnable {
             t = thread;
         }
         wakeup();
+        // a wakeup already pending unparks nobody, and a back-off does not end on one: end the wait for stop itself
+        Thread waiter = parkedWaiter;
+        if (waiter != null) {
+            LockSupport.unpark(waiter);
+        }
         try {
             onShutdownRequested();
         } catch (RuntimeException e) {
