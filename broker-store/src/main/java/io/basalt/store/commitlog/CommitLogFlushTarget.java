@@ -48,11 +48,19 @@ final class CommitLogFlushTarget implements FlushTarget {
         return files.committedOffset();
     }
 
+    /**
+     * One pass: on to the next file only when a force took the current one to its end. Going round again for the
+     * bytes appended during a force would chase the writer, forcing the folio it is filling again and again
+     * ({@link MappedFile#flush(int)}).
+     */
     @Override
     public long flush(int leastPages) throws IOException {
         boolean moved = false;
         while (files.flush(leastPages)) {
             moved = true;
+            if (files.flushedOffset() % files.fileSize() != 0) {
+                break;
+            }
         }
         if (moved) {
             onFlushed.onFlushed(files.flushedOffset(), leastPages == 0 ? files.storeTimestamp() : 0);

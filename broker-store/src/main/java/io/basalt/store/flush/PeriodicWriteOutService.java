@@ -186,7 +186,10 @@ public final class PeriodicWriteOutService extends ServiceThread {
         writeOut(0);
     }
 
-    /** Runs the step until nothing more moves; true if its position moved. */
+    /**
+     * Runs the step once (the target crosses file boundaries itself); true if its position moved. Running it again
+     * for what was appended meanwhile would chase the writer: a flush would force the folio being filled again.
+     */
     private boolean writeOut(int leastPages) {
         if (failStop.failed()) {
             return false;
@@ -195,12 +198,7 @@ public final class PeriodicWriteOutService extends ServiceThread {
         long beginMs = clockMs.getAsLong();
         long beginNanos = System.nanoTime();
         try {
-            long before;
-            long after = from;
-            do {
-                before = after;
-                after = step.run(target, leastPages);
-            } while (after > before);
+            step.run(target, leastPages);
         } catch (IOException e) {
             failStop.fail(step.operation, target.fileAt(from), from, e);
             return false;

@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * {@code madvise(MADV_RANDOM)}, keep 4 KiB folios and a small flush writes about 4 KiB (figures in
  * {@code docs/measurements.md#folios}). So under SYNC_FLUSH new files are zero-filled one 4 KiB page
  * per write and the mapping is advised MADV_RANDOM; under ASYNC_FLUSH, whose flushes are large, files
- * are fallocated and keep large folios, which halves the disk traffic ({@link Allocation}). {@link #flush(int)} uses
+ * are fallocated and keep large folios, which halves the disk traffic ({@link Allocation}), and a periodic
+ * flush forces whole folios only, so the one being filled is written once ({@link #flush(int)}). {@link #flush(int)} uses
  * {@code MappedByteBuffer.force(index, length)} (msync of the dirty range only; it writes the same
  * device bytes as {@code FileChannel.force(false)}).
  */
@@ -76,6 +77,11 @@ public final class MappedFile implements SelectedBuffer.Owner {
     private final FileChannel channel;
     private final MappedByteBuffer mapped;
     private final boolean usesWriteBuffer;
+    /**
+     * Appends go to a mapping whose page cache uses large folios (ASYNC_FLUSH's fallocated files): a periodic flush
+     * then forces whole folios only, see {@link #flush(int)}.
+     */
+    private final boolean flushesWholeFolios;
     private final AtomicReference<ByteBuffer> writeBuffer;
     private final Consumer<ByteBuffer> writeBufferReturn;
 
@@ -107,7 +113,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
     }
 
     private MappedFile(Path path, long fileFromOffset, int fileSize, FileChannel channel, MappedByteBuffer mapped,
-                       ByteBuffer writeBuffer, Consumer<ByteBuffer> writeBufferReturn) {
+                       ByteBuffer writeBuffer, Consumer<ByteBuffer> writeBufferReturn, boolean flushesWholeFolios) {
         this.path = path;
         this.currentPath = path;
         this.fileFromOffset = fileFromOffset;
@@ -115,6 +121,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
         this.channel = channel;
         this.mapped = mapped;
         this.usesWriteBuffer = writeBuffer != null;
+        this.flushesWholeFolios = flushesWholeFolios && writeBuffer == null;
         this.writeBuffer = new AtomicReference<>(writeBuffer);
         this.writeBufferReturn = writeBufferReturn;
     }
@@ -189,7 +196,8 @@ public final class MappedFile implements SelectedBuffer.Owner {
                 // Faults without readahead create 4 KiB folios, so a later small flush writes 4 KiB.
                 NativeIO.madvise(mapped, fileSize, NativeIO.MADV_RANDOM);
             }
-            return new MappedFile(file, fileFromOffset, fileSize, channel, mapped, writeBufferOrNull, writeBufferReturn);
+            return new MappedFile(file, fileFromOffset, fileSize, channel, mapped, writeBufferOrNull, writeBufferReturn,
+                allocation == Allocation.FALLOCATE);
         } catch (IOException | RuntimeException e) {
             closeQuietly(channel, e);
             throw e;
@@ -390,10 +398,16 @@ public final class MappedFile implements SelectedBuffer.Owner {
      * pages are dirty (any byte when 0, always when the file is full). flushedPosition advances only
      * after the force returned; an IOException propagates and leaves flushedPosition where it was.
      * Returns the flushed position.
+     *
+     * <p>In a file with large folios, a periodic flush ({@code leastPages > 0}) that has whole folios to force
+     * stops at the last folio boundary: forcing the folio the writer is still filling writes all of it, and the
+     * writer dirties it again at once, so each flush would write up to 2 MiB again (9 device bytes per byte
+     * appended at 20 MB/s, docs/measurements.md#whole-folios). The rest waits for the next round, by which it is
+     * whole or is all there is to force. A thorough flush (0) and a full file force everything.
      */
     public int flush(int leastPages) throws IOException {
         int flushed = flushedPosition;
-        int target = readPosition();
+        int target = flushTarget(leastPages, flushed);
         if (!isAbleToWriteOut(leastPages, flushed, target) || !hold()) {
             return flushed;
         }
@@ -425,6 +439,16 @@ public final class MappedFile implements SelectedBuffer.Owner {
             // MappedByteBuffer.force wraps the msync failure; surface it as what it is.
             throw new IOException("force of " + path + " [" + from + ", " + (from + length) + ") failed", e.getCause());
         }
+    }
+
+    /** Where a flush with {@code leastPages} stops: the readable end, or the last folio boundary (see flush). */
+    private int flushTarget(int leastPages, int flushed) {
+        int readable = readPosition();
+        if (!flushesWholeFolios || leastPages <= 0 || readable == fileSize) {
+            return readable;
+        }
+        int wholeFolios = readable - readable % LARGEST_FOLIO;
+        return wholeFolios > flushed ? wholeFolios : readable;
     }
 
     /** Pending bytes, and at least {@code leastPages} pages of them unless 0 or the file is full. */

@@ -18,6 +18,8 @@ final class FakeFlushTarget implements FlushTarget {
     volatile CountDownLatch holdForce;
     volatile IOException forceFailure;
     volatile boolean inForce;
+    /** Runs inside each force, after its goal was taken (a writer appending while the disk works). */
+    volatile Runnable duringForce;
     final AtomicInteger forces = new AtomicInteger();
     final List<Integer> flushLeastPages = new CopyOnWriteArrayList<>();
     final List<Integer> commitLeastPages = new CopyOnWriteArrayList<>();
@@ -57,6 +59,10 @@ final class FakeFlushTarget implements FlushTarget {
                 }
             }
             forces.incrementAndGet();
+            Runnable during = duringForce;
+            if (during != null) {
+                during.run();
+            }
             if (forceFailure != null) {
                 throw forceFailure;
             }

@@ -43,6 +43,21 @@ class FlushRealTimeServiceTest {
     }
 
     @Test
+    void aRoundForcesOnceAndLeavesWhatWasAppendedDuringItsForceToTheNextRound() {
+        PeriodicWriteOutService service = service();
+        target.append(8 * 4096);
+        target.duringForce = () -> target.append(5 * 4096);
+        service.doWork();
+        assertEquals(8 * 4096, target.flushed, "the round did not chase the bytes appended during its force");
+        assertEquals(1, target.forces.get());
+
+        target.duringForce = null;
+        service.doWork();
+        assertEquals(13 * 4096, target.flushed);
+        assertEquals(2, target.forces.get());
+    }
+
+    @Test
     void observerHearsOnlyOfForcesThatWroteSomething() {
         PeriodicWriteOutService service = service();
         List<Long> durations = new ArrayList<>();

@@ -192,6 +192,40 @@ class MappedFileTest {
     }
 
     @Test
+    void aPeriodicFlushOfALargeFolioFileForcesWholeFoliosFirst() throws IOException {
+        int folio = 2 << 20;
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), 4 * folio, null, null,
+            MappedFile.Allocation.FALLOCATE, 0);
+        try {
+            file.appendRaw(ByteBuffer.wrap(filled(folio + 100 * 1024, 1)));
+            assertEquals(folio, file.flush(4), "the folio the writer is filling waits for the next round");
+            assertEquals(folio + 100 * 1024, file.flush(4), "when it is all there is to force, it is forced");
+
+            file.appendRaw(ByteBuffer.wrap(filled(folio, 2)));
+            assertEquals(2 * folio, file.flush(4));
+            assertEquals(2 * folio + 100 * 1024, file.flush(0), "a thorough flush forces everything");
+
+            file.appendRaw(ByteBuffer.wrap(filled(2 * folio - 100 * 1024, 3)));
+            assertEquals(4 * folio, file.flush(4), "a full file is forced to its end");
+        } finally {
+            file.close();
+        }
+    }
+
+    @Test
+    void aPeriodicFlushOfASmallFolioFileForcesEverythingReadable() throws IOException {
+        int folio = 2 << 20;
+        MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), 2 * folio, null, null,
+            MappedFile.Allocation.ZERO_FILL, 0);
+        try {
+            file.appendRaw(ByteBuffer.wrap(filled(folio + 100 * 1024, 1)));
+            assertEquals(folio + 100 * 1024, file.flush(4));
+        } finally {
+            file.close();
+        }
+    }
+
+    @Test
     void failedForceDoesNotAdvanceFlushedPosition() throws IOException {
         MappedFile file = MappedFile.open(dir.resolve(StoreFiles.fileName(0)), FILE_SIZE, null);
         try {
