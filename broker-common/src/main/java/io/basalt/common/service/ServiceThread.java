@@ -127,12 +127,9 @@ public abstract class ServiceThread implements Runnable {
             stopped = true;
             t = thread;
         }
-        wakeup();
-        // a wakeup already pending unparks nobody, and a back-off does not end on one: end the wait for stop itself
-        Thread waiter = parkedWaiter;
-        if (waiter != null) {
-            LockSupport.unpark(waiter);
-        }
+        // not wakeup(): one already pending unparks nobody, and a back-off does not end on one
+        wakeupPending.set(true);
+        unparkWaiter();
         try {
             onShutdownRequested();
         } catch (RuntimeException e) {
@@ -166,10 +163,22 @@ public abstract class ServiceThread implements Runnable {
     /** Ends the current or next idle wait early. Lock-free; any thread. */
     public final void wakeup() {
         if (!wakeupPending.getAndSet(true)) {
-            Thread waiter = parkedWaiter;
-            if (waiter != null) {
-                LockSupport.unpark(waiter);
-            }
+            unparkWaiter();
+        }
+    }
+
+    /**
+     * True while a wakeup is pending (the next idle wait returns at once): a caller with a costly check before its
+     * {@link #wakeup()} can skip both.
+     */
+    protected final boolean isWakeupPending() {
+        return wakeupPending.get();
+    }
+
+    private void unparkWaiter() {
+        Thread waiter = parkedWaiter;
+        if (waiter != null) {
+            LockSupport.unpark(waiter);
         }
     }
 
@@ -229,7 +238,11 @@ public abstract class ServiceThread implements Runnable {
         return parkUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms), false);
     }
 
-    /** The pause after a round that did work: wakeups meanwhile stay pending. False if interrupted. */
+    /**
+     * The pause after a round that did work: wakeups meanwhile stay pending. False if interrupted. Unlike
+     * {@link #parkUntil} it does not announce the thread as the waiter, so a wakeup never unparks it: the first
+     * wakeup after a round that took all pending work would otherwise cut every pause short.
+     */
     private boolean pause(long ns) {
         long deadline = System.nanoTime() + ns;
         long remainingNs;

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedArrayQueue;
@@ -45,8 +44,6 @@ public final class GroupCommitService extends ServiceThread {
     private final FlushDiskWatcher watcher;
     private final Executor completionExecutor;
     private final MessagePassingQueue<GroupCommitRequest> requests = new MpscUnboundedArrayQueue<>(1024);
-    /** Set by the first submit after a drain; later submits skip the wakeup (a lock and a signal). */
-    private final AtomicBoolean wakeupRequested = new AtomicBoolean();
     private List<GroupCommitRequest> pending = new ArrayList<>();
     private volatile FlushObserver observer = FlushObserver.NONE;
     /** Metrics, written by the service thread only. */
@@ -72,16 +69,13 @@ public final class GroupCommitService extends ServiceThread {
     public void submit(GroupCommitRequest request) {
         watcher.watch(request);
         requests.offer(request);
-        // The request is queued before the flag is read: a submitter that finds the flag set knows the
-        // service has not yet cleared it, so its next drain (after clearing) takes this request.
-        if (!wakeupRequested.getAndSet(true)) {
-            wakeup();
-        }
+        // Queued before the wakeup: one that finds a wakeup pending knows the service has not yet cleared it, so
+        // the drain after its next wait takes this request.
+        wakeup();
     }
 
     @Override
     protected int doWork() {
-        wakeupRequested.set(false);
         int drained = requests.drain(pending::add, MAX_DRAIN);
         if (failStop.failed()) {
             failPending("CommitLog is read-only after a write failure");

@@ -2,7 +2,6 @@ package io.basalt.store.flush;
 
 import io.basalt.store.FlushObserver;
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
@@ -105,8 +104,6 @@ public final class PeriodicWriteOutService extends ServiceThread {
     private final LongSupplier clockMs;
     private final MovedListener onMoved;
     private volatile FlushObserver observer = FlushObserver.NONE;
-    /** Set by the first data wakeup after a round; later ones skip the wakeup (a lock and a signal). */
-    private final AtomicBoolean wakeupRequested = new AtomicBoolean();
 
     private PeriodicWriteOutService(String name, Step step, FlushTarget target, FailStop failStop, int intervalMs,
                                     int leastPages, int thoroughIntervalMs, boolean wakeable, LongSupplier clockMs,
@@ -153,7 +150,7 @@ public final class PeriodicWriteOutService extends ServiceThread {
      * to find less than its least pages and go back to sleep; now a put wakes it once per least-pages worth of data.
      */
     public void wakeupForData() {
-        if (wakeable && schedule.worthARound(step.pendingPages(target)) && !wakeupRequested.getAndSet(true)) {
+        if (wakeable && !isWakeupPending() && schedule.worthARound(step.pendingPages(target))) {
             wakeup();
         }
     }
@@ -166,7 +163,6 @@ public final class PeriodicWriteOutService extends ServiceThread {
     /** One round: moves bytes when enough pages are pending or the thorough interval has passed. */
     @Override
     protected int doWork() {
-        wakeupRequested.set(false);
         return writeOut(schedule.nextRound()) ? 1 : 0;
     }
 
