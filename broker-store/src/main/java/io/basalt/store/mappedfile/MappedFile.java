@@ -401,8 +401,8 @@ public final class MappedFile implements SelectedBuffer.Owner {
      *
      * <p>In a file with large folios, a periodic flush ({@code leastPages > 0}) that has whole folios to force
      * stops at the last folio boundary: forcing the folio the writer is still filling writes all of it, and the
-     * writer dirties it again at once, so each flush would write up to 2 MiB again (9 device bytes per byte
-     * appended at 20 MB/s, docs/measurements.md#whole-folios). The rest waits for the next round, by which it is
+     * writer dirties it again at once, so each flush would write up to 2 MiB again (3 to 9 device bytes per
+     * byte appended at 20 MB/s, docs/measurements.md#whole-folios). The rest waits for the next round, by which it is
      * whole or is all there is to force. A thorough flush (0) and a full file force everything.
      */
     public int flush(int leastPages) throws IOException {
