@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.basalt.common.test.LeakCheckExtension;
 import io.basalt.it.BrokerHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -58,6 +59,9 @@ import org.junit.jupiter.api.io.TempDir;
  * result the page shows. The calls of the broker configuration, statistics and offset-reset areas have test methods
  * of their own ({@code brokerConfig_*}, {@code stats_*}, {@code offsets_*}).
  */
+@LeakCheckExtension.AllowThreads(value = "NettyClientScan_thread_",
+    because = "the official clients the class's tests share keep their remoting clients for the whole class; each client's"
+        + " name-server scan pool starts a thread per scan until it reaches its core size, whichever test runs then")
 class DashboardAdminCallsTest {
     static final String TOPIC = "DbTopic";
     static final String PRODUCER_GROUP = "pg-db";
