@@ -608,7 +608,9 @@ public final class MappedFile implements SelectedBuffer.Owner {
                 return;     // written and flushed: onWritingDone() unlocked it
             }
             if (warmedTo > 0 && warmedTo < fileSize && writer + WARM_WINDOW / 2 >= warmedTo) {
-                warmTo((int) Math.min(fileSize, (long) writer + WARM_WINDOW));
+                // to a page boundary: the next move starts there, and madvise refuses an unaligned start
+                long windowEnd = (long) writer + WARM_WINDOW + OS_PAGE_SIZE - 1;
+                warmTo((int) Math.min(fileSize, windowEnd - windowEnd % OS_PAGE_SIZE));
             }
             giveBackBelow(Math.min(flushedPosition, writer - WARM_WINDOW));
         } finally {
