@@ -180,6 +180,7 @@ public final class CommitLog {
             config.warmMapedFileEnable(), config.flushLeastPagesWhenWarmMapedFile(), pool);
         MappedFileQueue files = new MappedFileQueue(config.commitLogDir(), config.mappedFileSizeCommitLog(), allocator,
             MappedFile.Allocation.forFlushDiskType(config.flushDiskType()));
+        allocator.giveBackReadPagesOf(files);
         return new CommitLog(config, files, allocator, pool, checkpoint, abortMarker, runFiles, failStop, clockMs,
             flushPath);
     }

@@ -23,7 +23,9 @@ import io.basalt.common.service.ServiceThread;
  * request order, so in steady state N was already created when the previous file filled up and the
  * writer never waits for a file to be made. With warm-up on, it also moves the warm window of the file
  * being written ({@link MappedFile#keepWarm()}), so only the pages the writer is about to touch are
- * faulted in and locked.
+ * faulted in and locked. Once a second it also gives back the pages readers faulted in behind the
+ * writer ({@link #giveBackReadPagesOf(MappedFileQueue)}), so the log's resident pages stay about the
+ * writer's windows however much of it consumers read.
  *
  * <p>Requests are keyed by path: asking again for a file already requested waits for the same one.
  * A failure (a full disk, say) is logged on this thread and fails that request; the next ask
@@ -45,6 +47,9 @@ public final class AllocateMappedFileService extends ServiceThread {
     private boolean poolEmptyWarned;
     /** The file last handed to the writer: the one whose warm window this thread moves. */
     private volatile MappedFile writing;
+    /** The queue whose read pages this thread gives back, or null. */
+    private volatile MappedFileQueue readPagesOf;
+    private long nextReadPagesGiveBackNs = System.nanoTime();
 
     /**
      * @param warmMappedFileEnable            {@code warmMapedFileEnable} (Basalt default true)
@@ -126,6 +131,14 @@ public final class AllocateMappedFileService extends ServiceThread {
         requests.clear();
     }
 
+    /**
+     * Gives back, every {@link #GIVE_BACK_READ_PAGES_INTERVAL_MS}, the pages readers faulted in to the files of
+     * {@code queue} ({@link MappedFileQueue#giveBackReadPages()}); the CommitLog names its queue once.
+     */
+    public void giveBackReadPagesOf(MappedFileQueue queue) {
+        readPagesOf = queue;
+    }
+
     /** True while {@code path} has been requested and not yet handed out. */
     boolean isRequested(Path path) {
         return requests.containsKey(path);
@@ -141,6 +154,7 @@ public final class AllocateMappedFileService extends ServiceThread {
                     file.keepWarm();
                 }
             }
+            giveBackReadPagesWhenDue();
             return 0;
         }
         if (requests.get(request.path) != request || request.future.isDone()) {
@@ -159,6 +173,15 @@ public final class AllocateMappedFileService extends ServiceThread {
             requests.remove(request.path, request);
         }
         return 1;
+    }
+
+    private void giveBackReadPagesWhenDue() {
+        MappedFileQueue queue = readPagesOf;
+        long now = System.nanoTime();
+        if (queue != null && now - nextReadPagesGiveBackNs >= 0) {
+            nextReadPagesGiveBackNs = now + TimeUnit.MILLISECONDS.toNanos(GIVE_BACK_READ_PAGES_INTERVAL_MS);
+            queue.giveBackReadPages();
+        }
     }
 
     private MappedFile create(AllocateRequest request) throws IOException {
@@ -210,6 +233,12 @@ public final class AllocateMappedFileService extends ServiceThread {
      * a writer at 200 MiB/s covers 10 MiB between two looks, well inside half a window.
      */
     static final long KEEP_WARM_INTERVAL_MS = 50;
+
+    /**
+     * How often the pages readers faulted in are given back: a consumer catching up at 200 MiB/s maps
+     * about that much between two looks. Each look is one madvise per file a reader selected from.
+     */
+    static final long GIVE_BACK_READ_PAGES_INTERVAL_MS = 1000;
 
     @Override
     protected long idleWaitMs() {

@@ -104,6 +104,10 @@ public final class MappedFile implements SelectedBuffer.Owner {
     private volatile int warmedTo;
     /** End of the warmed pages given back so far (guarded by this). */
     private int givenBackTo;
+    /** Set by {@link #select}: a reader may have faulted pages in since {@link #giveBackReadPages()} last ran. */
+    private volatile boolean selectedSinceGiveBack;
+    /** End of the range {@link #giveBackReadPages()} last dropped (guarded by this). */
+    private int readPagesGivenBackTo;
     private volatile IOHook beforeForce;
 
     /** An action that may fail with an IOException; a test seam in front of force(). */
@@ -447,7 +451,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
         if (!flushesWholeFolios || leastPages <= 0 || readable == fileSize) {
             return readable;
         }
-        int wholeFolios = readable - readable % LARGEST_FOLIO;
+        int wholeFolios = (int) alignDown(readable, LARGEST_FOLIO);
         return wholeFolios > flushed ? wholeFolios : readable;
     }
 
@@ -469,6 +473,9 @@ public final class MappedFile implements SelectedBuffer.Owner {
     public SelectedBuffer select(int position, int size) {
         if (position < 0 || size <= 0 || (long) position + size > readPosition() || !hold()) {
             return null;
+        }
+        if (!selectedSinceGiveBack) {
+            selectedSinceGiveBack = true;
         }
         return new SelectedBuffer(this, fileFromOffset + position, mapped.slice(position, size).asReadOnlyBuffer());
     }
@@ -518,7 +525,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
         if (locked || !NativeIO.isAvailable()) {
             return;
         }
-        long from = wrote - wrote % LARGEST_FOLIO;
+        long from = alignDown(wrote, LARGEST_FOLIO);
         long length = fileSize - from;
         NativeIO.madvise(mapped, from, length, NativeIO.MADV_DONTNEED);
         NativeIO.dropPageCache(path, from, length);
@@ -608,9 +615,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
                 return;     // written and flushed: onWritingDone() unlocked it
             }
             if (warmedTo > 0 && warmedTo < fileSize && writer + WARM_WINDOW / 2 >= warmedTo) {
-                // to a page boundary: the next move starts there, and madvise refuses an unaligned start
-                long windowEnd = (long) writer + WARM_WINDOW + OS_PAGE_SIZE - 1;
-                warmTo((int) Math.min(fileSize, windowEnd - windowEnd % OS_PAGE_SIZE));
+                warmTo((long) writer + WARM_WINDOW);
             }
             giveBackBelow(Math.min(flushedPosition, writer - WARM_WINDOW));
         } finally {
@@ -618,8 +623,45 @@ public final class MappedFile implements SelectedBuffer.Owner {
         }
     }
 
-    /** Faults in, locks and advises WILLNEED {@code [warmedTo, end)}; true if the pages are locked. */
-    private boolean warmTo(int end) {
+    /**
+     * Gives back the pages readers faulted in: consumers, replication and queries read through the mapping,
+     * and nothing else drops those pages, so a broker whose consumers read its whole log would otherwise
+     * keep all of it in its RSS. Drops from this process's page tables (MADV_DONTNEED) every flushed page
+     * outside the writer's reach: all of a file written and flushed, and of the file being written what
+     * lies more than a window behind the writer. The pages stay in the page cache (a dirty one stays
+     * dirty), so a reader that comes back takes a minor fault. Does nothing for a file no reader selected
+     * from since the last call and whose writer has not moved on, or once the file is closing.
+     */
+    public void giveBackReadPages() {
+        if (!hold()) {
+            return;
+        }
+        try {
+            int flushed = flushedPosition;
+            int end = flushed == fileSize ? fileSize : Math.min(flushed, wrotePosition - WARM_WINDOW);
+            end = (int) alignDown(end, OS_PAGE_SIZE);
+            synchronized (this) {
+                if (end <= 0 || (!selectedSinceGiveBack && end <= readPagesGivenBackTo)) {
+                    return;
+                }
+                selectedSinceGiveBack = false;
+                // the warm window's pages below end are unlocked first: madvise refuses locked pages
+                giveBackBelow(end);
+                NativeIO.madvise(mapped, 0, end, NativeIO.MADV_DONTNEED);
+                readPagesGivenBackTo = end;
+            }
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Faults in, locks and advises WILLNEED {@code [warmedTo, wantedEnd)}, the end rounded up to a page (or
+     * cut at the file's end): the next move starts there, and madvise refuses an unaligned start. True if
+     * the pages are locked.
+     */
+    private boolean warmTo(long wantedEnd) {
+        int end = (int) Math.min(fileSize, alignDown(wantedEnd + OS_PAGE_SIZE - 1, OS_PAGE_SIZE));
         int from = warmedTo;
         int sum = 0;
         for (int pos = from; pos < end; pos += OS_PAGE_SIZE) {
@@ -643,7 +685,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
 
     /** Unlocks and unmaps (MADV_DONTNEED) the warmed pages below {@code position}, rounded down to a page. */
     private synchronized void giveBackBelow(int position) {
-        int to = Math.min(position - position % OS_PAGE_SIZE, warmedTo);
+        int to = (int) Math.min(alignDown(position, OS_PAGE_SIZE), warmedTo);
         if (to <= givenBackTo) {
             return;
         }
@@ -652,6 +694,11 @@ public final class MappedFile implements SelectedBuffer.Owner {
         }
         NativeIO.madvise(mapped, givenBackTo, to - givenBackTo, NativeIO.MADV_DONTNEED);
         givenBackTo = to;
+    }
+
+    /** {@code value} rounded down to a multiple of {@code unit}. */
+    private static long alignDown(long value, int unit) {
+        return value - value % unit;
     }
 
     boolean isLocked() {

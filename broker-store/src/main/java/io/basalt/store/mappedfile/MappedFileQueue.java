@@ -141,6 +141,13 @@ public final class MappedFileQueue {
         return files;
     }
 
+    /** {@link MappedFile#giveBackReadPages()} for every file: what readers faulted in leaves this process. */
+    public void giveBackReadPages() {
+        for (MappedFile file : files) {
+            file.giveBackReadPages();
+        }
+    }
+
     private synchronized void addFile(MappedFile file) {
         List<MappedFile> next = new ArrayList<>(files);
         next.add(file);

@@ -3,10 +3,13 @@ package io.basalt.store.mappedfile;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.basalt.common.test.ProcessResources;
 import io.basalt.store.FlushDiskType;
+import io.basalt.store.SelectedBuffer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -17,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Warm-up faults in and locks only the pages the writer is about to touch, and gives back the ones it
- * has passed: a file three windows long is never all resident in the broker process.
+ * has passed: a file three windows long is never all resident in the broker process. Pages a reader
+ * faulted in through the mapping leave the process again too, and stay readable with the same bytes.
  */
 class WarmWindowTest {
     private static final int MIB = 1 << 20;
@@ -84,14 +88,67 @@ class WarmWindowTest {
         assertEquals(0, ProcessResources.residentKiB(file.path()));
     }
 
+    @Test
+    void aWrittenFileReadWholeIsGivenBackWhole() throws IOException {
+        assumeTrue(NativeIO.isAvailable(), "madvise needs JNA");
+        service = new AllocateMappedFileService(FlushDiskType.ASYNC_FLUSH, false, 16, null);
+        service.start();
+        queue = new MappedFileQueue(dir, FILE_SIZE, service);
+        MappedFile file = queue.lastFileOrCreate(0);
+        append(file, FILE_SIZE);
+        file.flush(0);
+
+        readEveryPage(file, 0, FILE_SIZE);
+        assertResidentMiB(file, FILE_SIZE / MIB);
+
+        service.giveBackReadPagesOf(queue);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertResidentMiB(file, 0));
+        readEveryPage(file, 0, FILE_SIZE);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertResidentMiB(file, 0));
+    }
+
+    @Test
+    void theFileBeingWrittenKeepsTheWritersWindowsAndGivesBackWhatReadersFaultedInBehindThem() throws IOException {
+        assumeTrue(NativeIO.isAvailable(), "madvise needs JNA");
+        service = new AllocateMappedFileService(FlushDiskType.ASYNC_FLUSH, true, 16, null);
+        service.start();
+        queue = new MappedFileQueue(dir, FILE_SIZE, service);
+        service.giveBackReadPagesOf(queue);
+        MappedFile file = queue.lastFileOrCreate(0);
+        int written = 2 * WINDOW + 4 * MIB + 100;
+        append(file, written);
+        file.flush(0);
+        await().atMost(Duration.ofSeconds(30)).until(file::warmedTo, w -> w > written + WINDOW / 2);
+
+        readEveryPage(file, 0, written);
+        // what stays: the window behind the writer (newest messages) and the warm window ahead of it
+        long keptMiB = (file.warmedTo() - (written - WINDOW)) / MIB;
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertResidentMiB(file, keptMiB));
+    }
+
     private static void append(MappedFile file, int bytes) {
         ByteBuffer chunk = ByteBuffer.allocate(MIB);
-        for (int i = 0; i < MIB; i++) {
-            chunk.put(i, (byte) (i * 31));
-        }
         for (int done = 0; done < bytes; done += MIB) {
+            for (int i = 0; i < MIB; i++) {
+                chunk.put(i, pattern(done + i));
+            }
             chunk.clear().limit(Math.min(MIB, bytes - done));
             assertTrue(file.appendRaw(chunk));
+        }
+    }
+
+    private static byte pattern(int position) {
+        return (byte) (position * 31 + (position >>> 20));
+    }
+
+    /** Reads one byte of every page through {@link MappedFile#select}, as a consumer's read faults it in. */
+    private static void readEveryPage(MappedFile file, int from, int to) {
+        try (SelectedBuffer selected = file.select(from, to - from)) {
+            assertNotNull(selected);
+            ByteBuffer bytes = selected.buffer();
+            for (int pos = 0; pos < to - from; pos += MappedFile.OS_PAGE_SIZE) {
+                assertEquals(pattern(from + pos), bytes.get(pos), "byte at " + (from + pos));
+            }
         }
     }
 
