@@ -29,25 +29,37 @@ public final class FileBlockAllocator {
      * @throws IOException naming the file, "no space left on device" when the disk is full
      */
     public static void allocate(Path file, long length) throws IOException {
-        int errno = NativeIO.fallocate(file, length);
+        allocate(file, 0, length);
+    }
+
+    /**
+     * As {@link #allocate(Path, long)} for the blocks of {@code [from, from + length)}.
+     *
+     * @throws IOException naming the file, "no space left on device" when the disk is full
+     */
+    public static void allocate(Path file, long from, long length) throws IOException {
+        int errno = NativeIO.fallocate(file, from, length);
         if (errno == 0) {
             return;
         }
         if (errno != NativeIO.FALLOCATE_UNSUPPORTED) {
-            throw new IOException("allocating " + length + " bytes for " + file + " failed: errno " + errno
-                + (errno == ENOSPC ? " (No space left on device)" : ""));
+            throw new IOException("allocating bytes [" + from + ", " + (from + length) + ") of " + file
+                + " failed: errno " + errno + (errno == ENOSPC ? " (No space left on device)" : ""));
         }
-        zeroFillHoles(file, length);
+        zeroFillHoles(file, from, from + length);
     }
 
-    /** Without fallocate: rewrites the existing bytes and zeros the rest (reads and writes back each chunk). */
-    private static void zeroFillHoles(Path file, long length) throws IOException {
+    /**
+     * Without fallocate: rewrites the existing bytes of {@code [from, to)} and zeros the rest (reads and
+     * writes back each chunk).
+     */
+    private static void zeroFillHoles(Path file, long from, long to) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer chunk = ByteBuffer.allocate(ZERO_CHUNK);
             long size = ch.size();
-            for (long pos = 0; pos < length; pos += ZERO_CHUNK) {
+            for (long pos = from; pos < to; pos += ZERO_CHUNK) {
                 Arrays.fill(chunk.array(), (byte) 0);
-                chunk.clear().limit((int) Math.min(ZERO_CHUNK, length - pos));
+                chunk.clear().limit((int) Math.min(ZERO_CHUNK, to - pos));
                 while (pos < size && chunk.hasRemaining() && ch.read(chunk, pos + chunk.position()) > 0) {
                     // keeps what is there; past the end of the file the chunk stays zero
                 }

@@ -115,6 +115,11 @@ final class NativeIO {
      *         {@link #FALLOCATE_UNSUPPORTED} without JNA, libc's fallocate or filesystem support
      */
     static int fallocate(Path file, long length) {
+        return fallocate(file, 0, length);
+    }
+
+    /** As {@link #fallocate(Path, long)} for the blocks of {@code [offset, offset + length)}. */
+    static int fallocate(Path file, long offset, long length) {
         if (!LINKED) {
             return FALLOCATE_UNSUPPORTED;
         }
@@ -123,7 +128,7 @@ final class NativeIO {
             return Native.getLastError();
         }
         try {
-            if (Libc.fallocate(fd, 0, 0, length) == 0) {
+            if (Libc.fallocate(fd, 0, offset, length) == 0) {
                 return 0;
             }
             int errno = Native.getLastError();

@@ -284,14 +284,31 @@ class ConsumeQueueTest {
     }
 
     @Test
-    void aNewQueueFileHasAllItsBlocksSoAFullDiskFailsItsCreationNotAnEntryWrite() throws Exception {
+    void aQueueFileGetsItsBlocksInStepsAheadOfItsWriterAndStaysSparseBeyondThem() throws Exception {
         int size = 52_428 * ConsumeQueueEntry.SIZE;
+        int step = ConsumeQueueFile.ALLOCATION_STEP;
         queue = ConsumeQueue.open(dir.resolve("Big").resolve("0"), "Big", 0, size);
         queue.put(physical(0), 100, 0, 0);
         Path file;
         try (Stream<Path> s = Files.list(dir.resolve("Big").resolve("0"))) {
             file = s.findFirst().orElseThrow();
         }
-        assertTrue(FileBlocks.allocatedBytes(file) >= size, "the queue file is sparse");
+        assertEquals(size, Files.size(file), "RocketMQ's size check wants the whole length");
+        long first = FileBlocks.allocatedBytes(file);
+        // the first step at creation, so a full disk fails the queue's creation, not its first entry write
+        assertTrue(first >= step, "blocks of the first step: " + first);
+        assertTrue(first <= step + 64 * 1024, "sparse beyond it, as RocketMQ's files are: " + first);
+
+        // the entries that cross into the next step get its blocks before they are written
+        long entriesPerStep = step / ConsumeQueueEntry.SIZE;
+        for (long i = 1; i < entriesPerStep + 10; i++) {
+            queue.put(physical(i), 100, i * 7, i);
+        }
+        queue.commit();
+        long second = FileBlocks.allocatedBytes(file);
+        assertTrue(second >= 2L * step, "blocks of two steps: " + second);
+        assertTrue(second <= 2L * step + 64 * 1024, "and not the whole file: " + second);
+        assertEquals(new ConsumeQueueEntry(physical(entriesPerStep + 9), 100, (entriesPerStep + 9) * 7),
+            queue.entry(entriesPerStep + 9));
     }
 }
