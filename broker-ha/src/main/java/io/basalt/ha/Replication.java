@@ -294,8 +294,10 @@ public final class Replication {
         // nobody left to wait for its replicas, and the new master's truncation would cut what was acknowledged
         role = BrokerRole.SLAVE;
         roleAssigned = true;
-        writeSuspension = null;
         stopEndpoints();
+        // lifted only now that the role says SLAVE: acceptsWrites reads the suspension first, so a reader that sees
+        // it lifted sees the new role too
+        writeSuspension = null;
         self = new Peer(brokerId, self.brokerAddr());
         this.masterHaAddress = masterHaAddress;
         if (masterHaAddress != null) {
@@ -438,8 +440,15 @@ public final class Replication {
 
     /** True for a running, unfenced master: the broker may accept producers' writes. */
     public boolean acceptsWrites() {
+        // the suspension is read before the role: becomeSlave writes SLAVE before it lifts a suspension, so a
+        // suspended master on its way to slave never reads as accepting (role first could pair an old MASTER with
+        // a suspension already lifted)
+        if (writeSuspension != null) {
+            return false;
+        }
+        BrokerRole r = role;
         HAService m = master;
-        return role != BrokerRole.SLAVE && m != null && !m.isFenced() && roleAssigned && writeSuspension == null;
+        return r != BrokerRole.SLAVE && m != null && !m.isFenced() && roleAssigned;
     }
 
     public long epoch() {

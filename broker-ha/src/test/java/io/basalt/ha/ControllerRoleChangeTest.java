@@ -11,6 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +27,8 @@ import io.basalt.store.PutMessageStatus;
  * given, switches master → slave and slave → master, and a deposed master's unreplicated tail is cut.
  */
 class ControllerRoleChangeTest {
+    private static final int ROLE_CHANGE_ROUNDS = 200;
+
     @TempDir
     Path dir;
 
@@ -100,12 +105,16 @@ class ControllerRoleChangeTest {
                 assertEquals(PutMessageStatus.PUT_OK, a.put("T", 0, 512).status());
                 ra.suspendWrites("no controller for 3000 ms");
 
-                // a send processor asks acceptsWrites() all along the role change
-                java.util.concurrent.atomic.AtomicBoolean watching = new java.util.concurrent.atomic.AtomicBoolean(true);
-                java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+                // a send processor asks acceptsWrites() all along each role change; a round is odd from the
+                // suspension until becomeSlave returns, and only answers read wholly inside one odd round count
+                AtomicBoolean watching = new AtomicBoolean(true);
+                AtomicLong round = new AtomicLong(1);
+                AtomicInteger accepted = new AtomicInteger();
                 Thread watcher = new Thread(() -> {
                     while (watching.get()) {
-                        if (ra.acceptsWrites()) {
+                        long before = round.get();
+                        boolean accepts = ra.acceptsWrites();
+                        if (accepts && before % 2 == 1 && round.get() == before) {
                             accepted.incrementAndGet();
                         }
                     }
@@ -113,6 +122,15 @@ class ControllerRoleChangeTest {
                 watcher.start();
                 try {
                     assertTrue(ra.becomeSlave(2, 1, null));
+                    round.incrementAndGet();
+                    // the window is a few instructions wide: go through the change many more times
+                    for (long epoch = 3; epoch < 3 + ROLE_CHANGE_ROUNDS * 2; epoch += 2) {
+                        assertTrue(ra.becomeMaster(epoch, 1));
+                        ra.suspendWrites("no controller for 3000 ms");
+                        round.incrementAndGet();
+                        assertTrue(ra.becomeSlave(epoch + 1, 1, null));
+                        round.incrementAndGet();
+                    }
                 } finally {
                     watching.set(false);
                     watcher.join();
@@ -133,7 +151,7 @@ class ControllerRoleChangeTest {
 
                 // master again: puts are taken, on the HA threads of the first term (a promotion creates none)
                 List<String> haThreads = haThreadNames();
-                assertTrue(ra.becomeMaster(3, 1));
+                assertTrue(ra.becomeMaster(3 + ROLE_CHANGE_ROUNDS * 2, 1));
                 assertEquals(PutMessageStatus.PUT_OK, a.put("T", 0, 512).status());
                 assertEquals(haThreads, haThreadNames());
                 assertEquals(haPort, ra.haListenPort(), "the port bound at start, not a new one");
