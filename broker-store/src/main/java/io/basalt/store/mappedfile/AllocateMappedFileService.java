@@ -104,6 +104,17 @@ public final class AllocateMappedFileService extends ServiceThread {
         }
     }
 
+    /**
+     * After a restart the writer goes on in {@code file}, a file loaded rather than created here: this thread moves
+     * its warm window from the writer's position on (with warm-up on), and creates the next file, {@code next}, ahead
+     * of need, as after any roll, so the first roll after a restart does not wait for a file to be made.
+     */
+    public void resumeWriting(MappedFile file, Path next) {
+        writing = file;
+        submit(next, file.fileSize());
+        wakeup();
+    }
+
     private AllocateRequest submit(Path path, int fileSize) {
         AllocateRequest fresh = new AllocateRequest(path, fileSize);
         AllocateRequest existing = requests.putIfAbsent(path, fresh);
@@ -151,6 +162,8 @@ public final class AllocateMappedFileService extends ServiceThread {
             if (warmMappedFileEnable) {
                 MappedFile file = writing;
                 if (file != null) {
+                    // a file the writer resumed after a restart was never warmed: its window starts at the writer
+                    file.warmFrom(file.wrotePosition());
                     file.keepWarm();
                 }
             }

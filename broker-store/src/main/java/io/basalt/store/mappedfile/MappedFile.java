@@ -451,7 +451,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
         if (!flushesWholeFolios || leastPages <= 0 || readable == fileSize) {
             return readable;
         }
-        int wholeFolios = (int) alignDown(readable, LARGEST_FOLIO);
+        int wholeFolios = (int) Alignment.down(readable, LARGEST_FOLIO);
         return wholeFolios > flushed ? wholeFolios : readable;
     }
 
@@ -525,7 +525,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
         if (locked || !NativeIO.isAvailable()) {
             return;
         }
-        long from = alignDown(wrote, LARGEST_FOLIO);
+        long from = Alignment.down(wrote, LARGEST_FOLIO);
         long length = fileSize - from;
         NativeIO.madvise(mapped, from, length, NativeIO.MADV_DONTNEED);
         NativeIO.dropPageCache(path, from, length);
@@ -598,6 +598,35 @@ public final class MappedFile implements SelectedBuffer.Owner {
     }
 
     /**
+     * Starts the warm window at {@code position} of a file written before a restart (mapped by loading, never
+     * warmed): the pages from there to a window ahead are faulted in and locked, those below are left alone, and
+     * {@link #keepWarm()} moves the window on from there. Does nothing for a file already warmed, or once the file
+     * is closing. Called by the thread that keeps the file warm.
+     */
+    public void warmFrom(int position) {
+        if (!hold()) {
+            return;
+        }
+        try {
+            synchronized (this) {
+                if (warmedTo > 0) {
+                    return;
+                }
+                int start = (int) Alignment.down(position, OS_PAGE_SIZE);
+                warmedTo = start;
+                givenBackTo = start;
+            }
+            long startNs = System.nanoTime();
+            boolean lockedNow = warmTo((long) position + WARM_WINDOW);
+            LOG.info("warmed {} MiB of {} from the writer's position {} in {} ms (mlock {})", (warmedTo - position) >> 20,
+                path, position, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs),
+                lockedNow ? "ok" : "not available");
+        } finally {
+            release();
+        }
+    }
+
+    /**
      * Keeps the pages the writer is about to touch warm and gives back those it has passed, so the
      * process holds about two windows of this file instead of all of it: once the writer is within half
      * a window of the warm end, the next pages up to a window ahead of it are faulted in and locked;
@@ -639,7 +668,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
         try {
             int flushed = flushedPosition;
             int end = flushed == fileSize ? fileSize : Math.min(flushed, wrotePosition - WARM_WINDOW);
-            end = (int) alignDown(end, OS_PAGE_SIZE);
+            end = (int) Alignment.down(end, OS_PAGE_SIZE);
             synchronized (this) {
                 if (end <= 0 || (!selectedSinceGiveBack && end <= readPagesGivenBackTo)) {
                     return;
@@ -661,7 +690,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
      * the pages are locked.
      */
     private boolean warmTo(long wantedEnd) {
-        int end = (int) Math.min(fileSize, alignDown(wantedEnd + OS_PAGE_SIZE - 1, OS_PAGE_SIZE));
+        int end = (int) Math.min(fileSize, Alignment.up(wantedEnd, OS_PAGE_SIZE));
         int from = warmedTo;
         int sum = 0;
         for (int pos = from; pos < end; pos += OS_PAGE_SIZE) {
@@ -685,7 +714,7 @@ public final class MappedFile implements SelectedBuffer.Owner {
 
     /** Unlocks and unmaps (MADV_DONTNEED) the warmed pages below {@code position}, rounded down to a page. */
     private synchronized void giveBackBelow(int position) {
-        int to = (int) Math.min(alignDown(position, OS_PAGE_SIZE), warmedTo);
+        int to = (int) Math.min(Alignment.down(position, OS_PAGE_SIZE), warmedTo);
         if (to <= givenBackTo) {
             return;
         }
@@ -694,11 +723,6 @@ public final class MappedFile implements SelectedBuffer.Owner {
         }
         NativeIO.madvise(mapped, givenBackTo, to - givenBackTo, NativeIO.MADV_DONTNEED);
         givenBackTo = to;
-    }
-
-    /** {@code value} rounded down to a multiple of {@code unit}. */
-    private static long alignDown(long value, int unit) {
-        return value - value % unit;
     }
 
     boolean isLocked() {

@@ -252,7 +252,8 @@ public final class MappedFileQueue {
     /**
      * After recovery: every byte before {@code end} is a valid record on disk and nothing after it is
      * kept. The file holding {@code end}, if any, resumes writing there (its write, commit and flush
-     * positions are set to it) and the queue's committed and flushed offsets become {@code end}.
+     * positions are set to it) and the queue's committed and flushed offsets become {@code end}. With an
+     * allocator, that file is the one it keeps warm, and the next file is created ahead of need.
      * Recovery only, before any writer starts.
      */
     public void resumeAt(long end) {
@@ -260,6 +261,9 @@ public final class MappedFileQueue {
             if (end >= file.fileFromOffset() && end < file.fileFromOffset() + fileSize) {
                 int position = (int) (end - file.fileFromOffset());
                 file.setPositions(position, position, position);
+                if (allocator != null && file == lastFile()) {
+                    allocator.resumeWriting(file, dir.resolve(StoreFiles.fileName(file.fileFromOffset() + fileSize)));
+                }
             }
         }
         committedOffset = end;

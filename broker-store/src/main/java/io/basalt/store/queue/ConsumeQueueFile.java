@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import io.basalt.store.mappedfile.Alignment;
 import io.basalt.store.mappedfile.FileBlockAllocator;
 import io.basalt.store.mappedfile.StoreFiles;
 
@@ -178,7 +179,7 @@ final class ConsumeQueueFile {
      * 5.72 MB at RocketMQ's default size, 46 GB for a thousand topics of eight queues holding a few entries each.
      */
     private void allocateThrough(int end) throws IOException {
-        int to = (int) Math.min(fileSize, ((long) Math.max(end, 1) + ALLOCATION_STEP - 1) / ALLOCATION_STEP * ALLOCATION_STEP);
+        int to = (int) Math.min(fileSize, Alignment.up(Math.max(end, 1), ALLOCATION_STEP));
         if (to > allocatedTo) {
             FileBlockAllocator.allocate(path, allocatedTo, to - allocatedTo);
             allocatedTo = to;

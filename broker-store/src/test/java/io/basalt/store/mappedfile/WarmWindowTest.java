@@ -12,6 +12,7 @@ import io.basalt.store.FlushDiskType;
 import io.basalt.store.SelectedBuffer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -124,6 +125,38 @@ class WarmWindowTest {
         // what stays: the window behind the writer (newest messages) and the warm window ahead of it
         long keptMiB = (file.warmedTo() - (written - WINDOW)) / MIB;
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertResidentMiB(file, keptMiB));
+    }
+
+    @Test
+    void afterARestartTheWriterGoesOnInAWarmWindowAndTheNextFileIsMadeAhead() throws IOException {
+        service = new AllocateMappedFileService(FlushDiskType.ASYNC_FLUSH, true, 16, null);
+        service.start();
+        queue = new MappedFileQueue(dir, FILE_SIZE, service);
+        int written = WINDOW + 4 * MIB + 100;
+        MappedFile before = queue.lastFileOrCreate(0);
+        append(before, written);
+        before.flush(0);
+        queue.shutdown();
+        service.shutdown();
+
+        // a restart: the files are loaded, recovery drops those after the end and resumes the writer at it
+        service = new AllocateMappedFileService(FlushDiskType.ASYNC_FLUSH, true, 16, null);
+        service.start();
+        queue = new MappedFileQueue(dir, FILE_SIZE, service);
+        queue.load();
+        queue.truncateDirtyFiles(FILE_SIZE - 1);
+        queue.resumeAt(written);
+        MappedFile file = queue.lastFile();
+
+        long windowEnd = Alignment.up(written + WINDOW, MappedFile.OS_PAGE_SIZE);
+        await().atMost(Duration.ofSeconds(30)).until(file::warmedTo, w -> w == windowEnd);
+        assertEquals(NativeIO.isAvailable(), file.isLocked(), "mlocked where the platform allows");
+        // the window ahead of the writer only: nothing below it was faulted in (the last page, zeroed by the
+        // truncation, is within the slack)
+        assertResidentMiB(file, WINDOW / MIB);
+        Path next = dir.resolve(StoreFiles.fileName(FILE_SIZE));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(next));
+        assertTrue(service.isRequested(next), "made ahead, waiting for the writer's roll");
     }
 
     private static void append(MappedFile file, int bytes) {
