@@ -444,7 +444,9 @@ public final class ConsumeQueue {
         if (damaged) {
             LOG.warn("ConsumeQueue {}-{}: damaged entries cut at logical offset {}", topic, queueId, maxOffset());
         }
-        LOG.info("ConsumeQueue {}-{} recovered: offsets [{}, {}), max CommitLog offset {}", topic, queueId,
+        // one line per queue is thousands per start with many topics: DEBUG; a damaged queue has its WARN line above
+        // and ConsumeQueueRecovery logs the count
+        LOG.debug("ConsumeQueue {}-{} recovered: offsets [{}, {}), max CommitLog offset {}", topic, queueId,
                 minOffset(), maxOffset(), maxPhysicalOffset);
         return damaged;
     }
